@@ -1,0 +1,71 @@
+// What the browser downloads for a screen, read from Vite's build manifest: the entry chunk, the
+// route's split chunks, and everything they import statically (dynamic imports load later, if ever).
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { brotliCompressSync, gzipSync, constants as zlib } from 'node:zlib'
+
+interface ManifestChunk {
+  file: string
+  imports?: string[]
+  css?: string[]
+}
+type Manifest = Record<string, ManifestChunk>
+
+export interface ScreenSize {
+  files: string[]
+  js: { raw: number; gzip: number; brotli: number }
+  css: { raw: number; gzip: number; brotli: number }
+}
+
+export function readManifest(distDir: string): Manifest {
+  return JSON.parse(readFileSync(path.join(distDir, '.vite', 'manifest.json'), 'utf8'))
+}
+
+/** Manifest keys of a screen: the HTML entry plus every chunk split out of its route files. */
+function screenKeys(manifest: Manifest, routeFiles: string[]) {
+  const keys = ['index.html']
+  for (const routeFile of routeFiles) {
+    const splits = Object.keys(manifest).filter(
+      (key) => key === routeFile || key.startsWith(`${routeFile}?tsr-split`),
+    )
+    if (splits.length === 0) throw new Error(`${routeFile} is not in the build manifest`)
+    keys.push(...splits)
+  }
+  return keys
+}
+
+function sizes(distDir: string, files: string[]) {
+  let raw = 0
+  let gzip = 0
+  let brotli = 0
+  for (const file of files) {
+    const bytes = readFileSync(path.join(distDir, file))
+    raw += bytes.length
+    gzip += gzipSync(bytes, { level: 9 }).length
+    brotli += brotliCompressSync(bytes, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } }).length
+  }
+  return { raw, gzip, brotli }
+}
+
+export function screenSize(distDir: string, routeFiles: string[]): ScreenSize {
+  const manifest = readManifest(distDir)
+  const js = new Set<string>()
+  const css = new Set<string>()
+  const visit = (key: string) => {
+    const chunk = manifest[key]
+    if (!chunk) throw new Error(`${key} is not in the build manifest`)
+    if (js.has(chunk.file)) return
+    js.add(chunk.file)
+    for (const file of chunk.css ?? []) css.add(file)
+    for (const imported of chunk.imports ?? []) visit(imported)
+  }
+  for (const key of screenKeys(manifest, routeFiles)) visit(key)
+  return { files: [...js, ...css], js: sizes(distDir, [...js]), css: sizes(distDir, [...css]) }
+}
+
+export interface Budget {
+  routes: Record<string, string[]>
+  gzipJsBytes: Record<string, Record<string, number>>
+}
+
+export const readBudget = (): Budget => JSON.parse(readFileSync('budget.json', 'utf8'))

@@ -1,0 +1,105 @@
+// Every setting of the server, read once from the environment and checked, with one clear error
+// listing every variable that is wrong. The README's configuration table mirrors this schema.
+import path from 'node:path'
+import { type Static, Type } from 'typebox'
+import { Value } from 'typebox/value'
+
+const Int = (fallback: number, minimum: number, maximum = Number.MAX_SAFE_INTEGER) =>
+  Type.Integer({ default: fallback, minimum, maximum })
+
+const EnvSchema = Type.Object({
+  NODE_ENV: Type.String({ default: 'development' }),
+  PORT: Int(3000, 0, 65535),
+  HOST: Type.String({ default: 'localhost', minLength: 1 }),
+  DATA_DIR: Type.String({ default: 'data', minLength: 1 }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  IMAGE_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  WEB_DIR: Type.String({ default: 'dist', minLength: 1 }),
+  JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
+  SEED_DEMO: Type.Enum(['0', '1'], { default: '1' }),
+  SMS_PROVIDER: Type.Enum(['console', 'webhook'], { default: 'console' }),
+  SMS_WEBHOOK_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  SMS_WEBHOOK_SECRET: Type.Optional(Type.String({ minLength: 16 })),
+  TRUST_PROXY: Type.Enum(['0', '1'], { default: '0' }),
+  LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
+  CODE_TTL_SECONDS: Int(180, 30, 3600),
+  CODE_MAX_TRIES: Int(5, 1, 100),
+  CODE_REQUESTS_PER_PHONE_PER_HOUR: Int(5, 1),
+  CODE_REQUESTS_PER_IP_PER_HOUR: Int(20, 1),
+  SIGN_FAILURES_BEFORE_LOCK: Int(10, 1),
+  LOCK_MINUTES: Int(30, 1),
+  LOCK_MAX_HOURS: Int(24, 1),
+  ACCESS_TOKEN_SECONDS: Int(900, 10),
+  REFRESH_TOKEN_DAYS: Int(14, 1, 365),
+})
+type Env = Static<typeof EnvSchema>
+
+export class ConfigError extends Error {}
+
+function parseEnv(source: NodeJS.ProcessEnv): Env {
+  const names = Object.keys(EnvSchema.properties)
+  const given = Object.fromEntries(
+    names
+      .filter((name) => source[name] !== undefined && source[name] !== '')
+      .map((name) => [name, source[name]]),
+  )
+  const env = Value.Convert(EnvSchema, Value.Default(EnvSchema, given))
+  const problems = Value.Errors(EnvSchema, env)
+    .filter((error) => error.instancePath !== '')
+    .map((error) => {
+      const name = error.instancePath.slice(1)
+      return `${name}=${JSON.stringify(given[name])}: ${error.message}`
+    })
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`)
+  return env as Env
+}
+
+export function readConfig(source: NodeJS.ProcessEnv = process.env) {
+  const env = parseEnv(source)
+  const production = env.NODE_ENV === 'production'
+  if (production && !env.JWT_SECRET) {
+    throw new ConfigError(
+      'JWT_SECRET is required when NODE_ENV=production: set it to a random string of at least 32 characters (for example: openssl rand -hex 32).',
+    )
+  }
+  if (env.SMS_PROVIDER === 'webhook' && !(env.SMS_WEBHOOK_URL && env.SMS_WEBHOOK_SECRET)) {
+    throw new ConfigError(
+      'SMS_PROVIDER=webhook needs SMS_WEBHOOK_URL and SMS_WEBHOOK_SECRET (at least 16 characters).',
+    )
+  }
+  const dataDir = path.resolve(env.DATA_DIR)
+  return {
+    production,
+    port: env.PORT,
+    host: env.HOST,
+    dataDir,
+    databaseUrl: env.DATABASE_URL,
+    imageDir: path.resolve(env.IMAGE_DIR ?? path.join(dataDir, 'images')),
+    webDir: path.resolve(env.WEB_DIR),
+    jwtSecret: env.JWT_SECRET,
+    seedDemo: env.SEED_DEMO === '1',
+    sms:
+      env.SMS_PROVIDER === 'webhook'
+        ? {
+            provider: 'webhook' as const,
+            url: env.SMS_WEBHOOK_URL ?? '',
+            secret: env.SMS_WEBHOOK_SECRET ?? '',
+          }
+        : { provider: 'console' as const },
+    trustProxy: env.TRUST_PROXY === '1',
+    logLevel: env.LOG_LEVEL,
+    limits: {
+      codeTtlSeconds: env.CODE_TTL_SECONDS,
+      codeMaxTries: env.CODE_MAX_TRIES,
+      codeRequestsPerPhonePerHour: env.CODE_REQUESTS_PER_PHONE_PER_HOUR,
+      codeRequestsPerIpPerHour: env.CODE_REQUESTS_PER_IP_PER_HOUR,
+      signFailuresBeforeLock: env.SIGN_FAILURES_BEFORE_LOCK,
+      lockMinutes: env.LOCK_MINUTES,
+      lockMaxHours: env.LOCK_MAX_HOURS,
+      accessTokenSeconds: env.ACCESS_TOKEN_SECONDS,
+      refreshTokenDays: env.REFRESH_TOKEN_DAYS,
+    },
+  }
+}
+
+export type Config = ReturnType<typeof readConfig>

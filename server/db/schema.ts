@@ -1,0 +1,116 @@
+// The tables. Migrations in ./migrations are generated from this file by `npm run db:generate`
+// and run unchanged on PGlite and PostgreSQL.
+import { sql } from 'drizzle-orm'
+import {
+  bigint,
+  check,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  unique,
+} from 'drizzle-orm/pg-core'
+
+const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow()
+
+export const users = pgTable('users', {
+  id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+  phone: text('phone').notNull().unique(),
+  name: text('name').notNull(),
+  /** Path relative to IMAGE_DIR, or null for no picture. */
+  image: text('image'),
+  createdAt: createdAt(),
+})
+
+export const stores = pgTable('stores', {
+  id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+  name: text('name').notNull(),
+  /** Paths relative to IMAGE_DIR; the first one is the thumbnail. */
+  images: text('images').array().notNull().default(sql`'{}'::text[]`),
+  createdAt: createdAt(),
+})
+
+export const memberships = pgTable(
+  'memberships',
+  {
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    storeId: integer('store_id')
+      .notNull()
+      .references(() => stores.id, { onDelete: 'cascade' }),
+    role: text('role', { enum: ['owner', 'staff'] }).notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.userId, table.storeId] }),
+    index('memberships_store').on(table.storeId),
+  ],
+)
+
+export const usages = pgTable(
+  'usages',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    storeId: integer('store_id')
+      .notNull()
+      .references(() => stores.id, { onDelete: 'cascade' }),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3, mode: 'date' }).notNull(),
+    amount: integer('amount').notNull(),
+    /** The record's id at its source (CSV `id` column, or derived from the row), for idempotent imports. */
+    sourceId: text('source_id'),
+  },
+  (table) => [
+    index('usages_store_created').on(table.storeId, table.createdAt),
+    unique('usages_store_source').on(table.storeId, table.sourceId),
+    check('usages_amount_range', sql`${table.amount} between 0 and 10000000`),
+  ],
+)
+
+/** The one live sign-in code of a phone; a new request replaces it. */
+export const loginCodes = pgTable('login_codes', {
+  phone: text('phone').primaryKey(),
+  codeHash: text('code_hash').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+  tries: integer('tries').notNull().default(0),
+})
+
+/** Consecutive failed sign-ins of a phone, across codes, and the lock they caused. */
+export const phoneLocks = pgTable('phone_locks', {
+  phone: text('phone').primaryKey(),
+  failures: integer('failures').notNull().default(0),
+  locks: integer('locks').notNull().default(0),
+  lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
+})
+
+/** One row per rate-limited event (a code request, by phone and by client address). */
+export const rateEvents = pgTable(
+  'rate_events',
+  {
+    key: text('key').notNull(),
+    at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (table) => [index('rate_events_key_at').on(table.key, table.at)],
+)
+
+/**
+ * Refresh tokens, stored hashed. Every sign-in starts a family; each use rotates the token within its
+ * family, and presenting a rotated one again revokes the family.
+ */
+export const refreshTokens = pgTable(
+  'refresh_tokens',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    familyId: text('family_id').notNull(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    rotatedAt: timestamp('rotated_at', { withTimezone: true, mode: 'date' }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+    createdAt: createdAt(),
+  },
+  (table) => [index('refresh_tokens_family').on(table.familyId)],
+)

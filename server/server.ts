@@ -1,0 +1,44 @@
+// The process: read the configuration, open (and migrate) the database, seed demo data into an empty
+// one, serve, and close everything cleanly on SIGTERM or SIGINT.
+import path from 'node:path'
+import { buildApp } from './app.ts'
+import { ConfigError, readConfig } from './config.ts'
+import { openDatabase } from './db/client.ts'
+
+async function main() {
+  const config = readConfig()
+  const database = await openDatabase(
+    config.databaseUrl
+      ? { databaseUrl: config.databaseUrl }
+      : { pgliteDir: path.join(config.dataDir, 'pglite') },
+  )
+  const app = await buildApp({ config, database })
+
+  let closing = false
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (closing) return
+      closing = true
+      app.log.info(`${signal}: closing`)
+      app.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          app.log.error(error)
+          process.exit(1)
+        },
+      )
+    })
+  }
+
+  await app.listen({ port: config.port, host: config.host })
+  const address = app.server.address()
+  const port = typeof address === 'object' && address ? address.port : config.port
+  const host = ['0.0.0.0', '::', 'localhost', '127.0.0.1'].includes(config.host) ? 'localhost' : config.host
+  console.log(`Laundry sales dashboard listening on http://${host}:${port} (database: ${database.kind})`)
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) console.error(error.message)
+  else console.error(error)
+  process.exit(1)
+})

@@ -1,0 +1,39 @@
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config'
+
+// Server tests run on a fresh in-memory PGlite, and once more on PostgreSQL when DATABASE_URL is set
+// (each test file creates and drops its own database there). Web tests run in happy-dom.
+const postgres: TestProjectInlineConfiguration[] = process.env.DATABASE_URL
+  ? [
+      {
+        extends: true,
+        test: {
+          name: 'server:postgres',
+          include: ['tests/server/**/*.test.ts'],
+          env: { TEST_DB: 'postgres' },
+        },
+      },
+    ]
+  : []
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'server:pglite',
+          include: ['tests/server/**/*.test.ts'],
+          env: { TEST_DB: 'pglite' },
+          globalSetup: ['tests/server/global-setup.ts'],
+        },
+      },
+      ...postgres,
+      {
+        extends: true,
+        test: { name: 'web', include: ['tests/web/**/*.test.{ts,tsx}'], environment: 'happy-dom' },
+      },
+    ],
+    testTimeout: 20_000,
+    hookTimeout: 60_000,
+  },
+})
