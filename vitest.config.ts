@@ -10,6 +10,7 @@ const postgres: TestProjectInlineConfiguration[] = process.env.DATABASE_URL
           name: 'server:postgres',
           include: ['tests/server/**/*.test.ts'],
           env: { TEST_DB: 'postgres' },
+          globalSetup: ['tests/server/global-setup.ts'],
         },
       },
     ]

@@ -1,23 +1,68 @@
 // Builds the Fastify app: capabilities first, then the API routes, then the web app. Nothing here
 // listens on a port, so tests use `app.inject` on exactly what production runs.
+import compress from '@fastify/compress'
+import helmet from '@fastify/helmet'
+import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify from 'fastify'
+import Fastify, { type FastifyRequest } from 'fastify'
 import type { Config } from './config.ts'
 import type { Database } from './db/client.ts'
-import { handleError, messages } from './errors.ts'
+import { ApiError, handleError, messages } from './errors.ts'
+import { createOtp, type Otp } from './plugins/otp.ts'
+import { type SmsSender, smsFromConfig } from './plugins/sms.ts'
+import { createTokens, jwtSecret, type Tokens } from './plugins/tokens.ts'
 import { web } from './plugins/web.ts'
+import { storeRoutes } from './routes/store.ts'
+import { profileRoutes, signInRoutes } from './routes/user.ts'
 
 export interface AppOptions {
   config: Config
   database: Database
   /** Where logs go; standard output when not given. */
   logStream?: { write(line: string): void }
+  /** The clock every time limit reads; tests move it. */
+  now?: () => Date
+  /** The SMS sender; by default the one SMS_PROVIDER names. */
+  sms?: SmsSender
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config
+    db: Database['db']
+    now: () => Date
+    tokens: Tokens
+    otp: Otp
+  }
+  interface FastifyRequest {
+    /** The signed-in user, set by the guard of the signed-in routes. */
+    userId: number
+  }
 }
 
 /** Request logs must never hold a refresh token, which the contract puts in the query string. */
 export const redactUrl = (url: string) => url.replace(/([?&]token=)[^&]*/gi, '$1[redacted]')
 
-export async function buildApp({ config, database, logStream }: AppOptions) {
+const contentSecurityPolicy = {
+  directives: {
+    defaultSrc: ["'self'"],
+    scriptSrc: ["'self'"],
+    styleSrc: ["'self'"],
+    imgSrc: ["'self'", 'data:', 'blob:'],
+    fontSrc: ["'self'"],
+    connectSrc: ["'self'"],
+    workerSrc: ["'self'", 'blob:'],
+    manifestSrc: ["'self'"],
+    objectSrc: ["'none'"],
+    baseUri: ["'self'"],
+    formAction: ["'self'"],
+    frameAncestors: ["'none'"],
+    // The product is often served over plain http on a shop's own network.
+    upgradeInsecureRequests: null,
+  },
+}
+
+export async function buildApp({ config, database, logStream, now = () => new Date(), sms }: AppOptions) {
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -34,13 +79,49 @@ export async function buildApp({ config, database, logStream }: AppOptions) {
     bodyLimit: 16 * 1024,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
+  const secret = jwtSecret(config)
   app.decorate('config', config)
   app.decorate('db', database.db)
+  app.decorate('now', now)
+  app.decorate('tokens', createTokens(database.db, secret, now, config.limits))
+  app.decorate('otp', createOtp(database.db, secret, now, config.limits, sms ?? smsFromConfig(config.sms)))
+  app.decorateRequest('userId', 0)
   app.addHook('onClose', () => database.close())
   app.setErrorHandler(handleError)
 
+  await app.register(helmet, { contentSecurityPolicy, referrerPolicy: { policy: 'no-referrer' } })
+  await app.register(compress, { threshold: 1024 })
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Laundry sales API', version: 'v0' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    },
+  })
+
+  async function authenticate(request: FastifyRequest) {
+    const bearer = request.headers.authorization?.match(/^Bearer\s+(\S+)$/i)?.[1]
+    if (!bearer) throw new ApiError(401, messages.loginRequired)
+    request.userId = (await app.tokens.verifyAccess(bearer)).userId
+  }
+
   await app.register(
     async (api) => {
+      // Answers that carry tokens or personal data are never stored by caches unless a route says so.
+      api.addHook('onSend', async (_request, reply) => {
+        if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store')
+      })
+      api.get('/openapi.json', { schema: { hide: true } }, () => app.swagger())
+      await api.register(
+        async (v0) => {
+          await v0.register(signInRoutes)
+          await v0.register(async (guarded) => {
+            guarded.addHook('onRequest', authenticate)
+            await guarded.register(profileRoutes)
+            await guarded.register(storeRoutes)
+          })
+        },
+        { prefix: '/v0' },
+      )
       api.setNotFoundHandler((_request, reply) => reply.code(404).send({ message: messages.notFound }))
     },
     { prefix: '/api' },
@@ -50,10 +131,3 @@ export async function buildApp({ config, database, logStream }: AppOptions) {
 }
 
 export type App = Awaited<ReturnType<typeof buildApp>>
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    config: Config
-    db: Database['db']
-  }
-}

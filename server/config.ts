@@ -43,12 +43,13 @@ function parseEnv(source: NodeJS.ProcessEnv): Env {
       .filter((name) => source[name] !== undefined && source[name] !== '')
       .map((name) => [name, source[name]]),
   )
-  const env = Value.Convert(EnvSchema, Value.Default(EnvSchema, given))
+  const env = Value.Convert(EnvSchema, Value.Default(EnvSchema, { ...given }))
   const problems = Value.Errors(EnvSchema, env)
     .filter((error) => error.instancePath !== '')
     .map((error) => {
       const name = error.instancePath.slice(1)
-      return `${name}=${JSON.stringify(given[name])}: ${error.message}`
+      const allowed = error.keyword === 'enum' ? ` (${error.params.allowedValues.join(', ')})` : ''
+      return `${name}=${JSON.stringify(given[name])}: ${error.message}${allowed}`
     })
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`)
   return env as Env

@@ -3,7 +3,8 @@
 import path from 'node:path'
 import { buildApp } from './app.ts'
 import { ConfigError, readConfig } from './config.ts'
-import { openDatabase } from './db/client.ts'
+import { DatabaseInUseError, openDatabase } from './db/client.ts'
+import { seedDemoIfEmpty } from './db/seed.ts'
 
 async function main() {
   const config = readConfig()
@@ -12,6 +13,9 @@ async function main() {
       ? { databaseUrl: config.databaseUrl }
       : { pgliteDir: path.join(config.dataDir, 'pglite') },
   )
+  if (config.seedDemo && (await seedDemoIfEmpty(database.db, config.imageDir, new Date()))) {
+    console.log('Loaded demo data: sign in as 01012345678 (owner of three stores) or 01022223333 (staff).')
+  }
   const app = await buildApp({ config, database })
 
   let closing = false
@@ -38,7 +42,7 @@ async function main() {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError) console.error(error.message)
+  if (error instanceof ConfigError || error instanceof DatabaseInUseError) console.error(error.message)
   else console.error(error)
   process.exit(1)
 })

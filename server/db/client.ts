@@ -1,6 +1,6 @@
 // Opens the database: PGlite in DATA_DIR by default (or in memory for tests), PostgreSQL when
 // DATABASE_URL is set. Both get the same Drizzle schema and the same migrations.
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PGlite } from '@electric-sql/pglite'
@@ -30,6 +30,42 @@ export type DatabaseTarget =
   /** A PGlite in `dataDir`, or in memory when null; `loadDataDir` starts it from a dump (fast, for tests). */
   | { pgliteDir: string | null; loadDataDir?: Blob }
 
+export class DatabaseInUseError extends Error {}
+
+const isRunning = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * PGlite is one process's database: a second process opening the same directory would corrupt it. A
+ * lock file holding the owner's pid keeps the server and `npm run admin` apart; a stale one is taken over.
+ */
+function lockDirectory(dataDir: string): () => void {
+  const file = `${dataDir}.lock`
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: 'wx' })
+      return () => rmSync(file, { force: true })
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      const owner = Number(readFileSync(file, 'utf8'))
+      if (isRunning(owner)) {
+        throw new DatabaseInUseError(
+          `The database in ${dataDir} is in use by process ${owner} (the server?). Stop it first: the embedded ` +
+            'database allows one process at a time (with DATABASE_URL and PostgreSQL there is no such limit).',
+        )
+      }
+      rmSync(file, { force: true })
+    }
+  }
+  throw new DatabaseInUseError(`Could not lock ${dataDir}`)
+}
+
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   if ('databaseUrl' in target) {
     const pool = new pg.Pool({ connectionString: target.databaseUrl, max: 10 })
@@ -37,11 +73,24 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     await migratePostgres(db, { migrationsFolder })
     return { db, kind: 'postgres', pglite: null, close: () => pool.end() }
   }
-  if (target.pgliteDir) mkdirSync(path.dirname(target.pgliteDir), { recursive: true })
-  const client = new PGlite({ dataDir: target.pgliteDir ?? undefined, loadDataDir: target.loadDataDir })
-  const db = drizzlePglite({ client, schema })
-  await migratePglite(db, { migrationsFolder })
-  return { db, kind: 'pglite', pglite: client, close: () => client.close() }
+  let unlock = () => {}
+  if (target.pgliteDir) {
+    mkdirSync(path.dirname(target.pgliteDir), { recursive: true })
+    unlock = lockDirectory(target.pgliteDir)
+  }
+  try {
+    const client = new PGlite({ dataDir: target.pgliteDir ?? undefined, loadDataDir: target.loadDataDir })
+    const db = drizzlePglite({ client, schema })
+    await migratePglite(db, { migrationsFolder })
+    const close = async () => {
+      await client.close()
+      unlock()
+    }
+    return { db, kind: 'pglite', pglite: client, close }
+  } catch (error) {
+    unlock()
+    throw error
+  }
 }
 
 /** Rows of a raw SQL query; the two drivers wrap them alike, this hides the difference in types. */

@@ -114,3 +114,20 @@ export const refreshTokens = pgTable(
   },
   (table) => [index('refresh_tokens_family').on(table.familyId)],
 )
+
+/**
+ * A version for each (store, UTC year), bumped by a trigger (migration 0001) whenever usage records of
+ * that year are inserted, changed or deleted, by any writer. It is the ETag of the year's answer and
+ * tells a server's in-memory copy of that answer when it is stale.
+ */
+export const usageYears = pgTable(
+  'usage_years',
+  {
+    storeId: integer('store_id')
+      .notNull()
+      .references(() => stores.id, { onDelete: 'cascade' }),
+    year: integer('year').notNull(),
+    version: bigint('version', { mode: 'number' }).notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.storeId, table.year] })],
+)

@@ -4,8 +4,9 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { sql } from 'drizzle-orm'
 import pg from 'pg'
-import { inject } from 'vitest'
+import { afterAll, beforeAll, beforeEach, inject } from 'vitest'
 import { buildApp } from '../../server/app.ts'
 import { readConfig } from '../../server/config.ts'
 import { type Database, openDatabase } from '../../server/db/client.ts'
@@ -46,12 +47,58 @@ export async function openTestDatabase(): Promise<Database> {
   }
 }
 
+/** A clock the test moves by hand. */
+export function testClock(start = '2026-03-15T03:00:00.000Z') {
+  let current = new Date(start).getTime()
+  return {
+    now: () => new Date(current),
+    advance(ms: number) {
+      current += ms
+    },
+    set(instant: string = start) {
+      current = new Date(instant).getTime()
+    },
+  }
+}
+
+/** An SMS sender that keeps what it was asked to send. */
+export function capturedSms() {
+  const sent: { to: string; text: string }[] = []
+  return {
+    sent,
+    async send(to: string, text: string) {
+      sent.push({ to, text })
+    },
+    clear() {
+      sent.length = 0
+    },
+    /** The code in the last message to `phone`. */
+    lastCode(phone: string) {
+      const message = sent.findLast((m) => m.to === phone)
+      const code = message?.text.match(/\b(\d{4})\b/)?.[1]
+      if (!code) throw new Error(`no code was sent to ${phone}`)
+      return code
+    },
+  }
+}
+
+/** Empties every table, so tests in one file can share an app (starting a database takes a second). */
+export async function resetDatabase(app: { db: Database['db'] }) {
+  await app.db.execute(
+    sql`truncate users, stores, memberships, usages, usage_years, login_codes, phone_locks, rate_events, refresh_tokens restart identity cascade`,
+  )
+}
+
 export interface TestAppOptions {
   env?: Record<string, string>
   logStream?: { write(line: string): void }
+  clock?: ReturnType<typeof testClock>
+  sms?: ReturnType<typeof capturedSms>
 }
 
-export async function createTestApp({ env = {}, logStream }: TestAppOptions = {}) {
+export type TestApp = Awaited<ReturnType<typeof createTestApp>>
+
+export async function createTestApp({ env = {}, logStream, clock, sms }: TestAppOptions = {}) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'laundry-test-'))
   const config = readConfig({
     DATA_DIR: dataDir,
@@ -61,7 +108,41 @@ export async function createTestApp({ env = {}, logStream }: TestAppOptions = {}
     ...env,
   })
   const database = await openTestDatabase()
-  const app = await buildApp({ config, database, logStream })
+  const app = await buildApp({ config, database, logStream, now: clock?.now, sms })
   app.addHook('onClose', () => rmSync(dataDir, { recursive: true, force: true }))
   return app
+}
+
+/** Requests a code for `phone` and signs in with it; returns the token pair. */
+export async function signIn(app: TestApp, sms: ReturnType<typeof capturedSms>, phone: string) {
+  const requested = await app.inject({ method: 'PUT', url: '/api/v0/user/phone', payload: { phone } })
+  if (requested.statusCode !== 200) throw new Error(`code request: ${requested.statusCode} ${requested.body}`)
+  const signed = await app.inject({
+    method: 'POST',
+    url: '/api/v0/user/sign',
+    payload: { phone, code: sms.lastCode(phone) },
+  })
+  if (signed.statusCode !== 200) throw new Error(`sign-in: ${signed.statusCode} ${signed.body}`)
+  return signed.json().token as { access: string; refresh: string }
+}
+
+export const bearer = (access: string) => ({ authorization: `Bearer ${access}` })
+
+/**
+ * One app for a block of tests (starting a database takes a second), emptied before each test, when
+ * the clock is set back and the SMS log cleared, and `setup` runs. Read the app as `ref.app`.
+ */
+export function sharedTestApp(options: TestAppOptions & { setup?: (app: TestApp) => Promise<unknown> } = {}) {
+  const ref = {} as { app: TestApp }
+  beforeAll(async () => {
+    ref.app = await createTestApp(options)
+  })
+  afterAll(() => ref.app.close())
+  beforeEach(async () => {
+    await resetDatabase(ref.app)
+    options.clock?.set()
+    options.sms?.clear()
+    await options.setup?.(ref.app)
+  })
+  return ref
 }

@@ -42,6 +42,13 @@ CREATE TABLE "stores" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "usage_years" (
+	"store_id" integer NOT NULL,
+	"year" integer NOT NULL,
+	"version" bigint DEFAULT 0 NOT NULL,
+	CONSTRAINT "usage_years_store_id_year_pk" PRIMARY KEY("store_id","year")
+);
+--> statement-breakpoint
 CREATE TABLE "usages" (
 	"id" bigint PRIMARY KEY GENERATED ALWAYS AS IDENTITY (sequence name "usages_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
 	"store_id" integer NOT NULL,
@@ -64,6 +71,7 @@ CREATE TABLE "users" (
 ALTER TABLE "memberships" ADD CONSTRAINT "memberships_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "memberships" ADD CONSTRAINT "memberships_store_id_stores_id_fk" FOREIGN KEY ("store_id") REFERENCES "public"."stores"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "refresh_tokens" ADD CONSTRAINT "refresh_tokens_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "usage_years" ADD CONSTRAINT "usage_years_store_id_stores_id_fk" FOREIGN KEY ("store_id") REFERENCES "public"."stores"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "usages" ADD CONSTRAINT "usages_store_id_stores_id_fk" FOREIGN KEY ("store_id") REFERENCES "public"."stores"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "memberships_store" ON "memberships" USING btree ("store_id");--> statement-breakpoint
 CREATE INDEX "rate_events_key_at" ON "rate_events" USING btree ("key","at");--> statement-breakpoint

@@ -1,0 +1,157 @@
+// npm run admin -- <command>: manage users, stores, memberships and usage records of this server's
+// database (the one DATA_DIR or DATABASE_URL names). Run without a command for help.
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { ConfigError, readConfig } from './config.ts'
+import {
+  addStore,
+  addUser,
+  grant,
+  listAccounts,
+  listStores,
+  type Role,
+  revoke,
+  setStoreImages,
+  setUserImage,
+  storeExists,
+} from './db/accounts.ts'
+import { DatabaseInUseError, type Db, openDatabase } from './db/client.ts'
+import { importUsageCsv } from './db/import.ts'
+
+export const usage = `Usage: npm run admin -- <command>
+
+  list                                        users (with their stores) and stores
+  add-user <phone> <name> [--image <file>]    register a user who may sign in
+  add-store <name> [--image <file>]...        add a store; the first image is its thumbnail
+  grant <phone> <storeId> [--role owner|staff]   let a user see a store (default role: staff)
+  revoke <phone> <storeId>                    take that away
+  import <storeId> <file.csv>                 import usage records: createdAt,amount[,id]
+                                              (all or nothing; importing a file again adds nothing)`
+
+export interface AdminContext {
+  db: Db
+  imageDir: string
+  print(line: string): void
+}
+
+class UsageError extends Error {}
+
+function copyImage(imageDir: string, file: string, name: string): string {
+  const relative = `${name}${path.extname(file).toLowerCase()}`
+  mkdirSync(path.dirname(path.join(imageDir, relative)), { recursive: true })
+  copyFileSync(file, path.join(imageDir, relative))
+  return relative
+}
+
+const storeIdArg = (value: string | undefined) => {
+  const id = Number(value)
+  if (!Number.isInteger(id) || id < 1) throw new UsageError(`not a store id: ${value ?? '(missing)'}`)
+  return id
+}
+
+/** Runs one command; returns the process exit code. */
+export async function runAdmin(argv: string[], { db, imageDir, print }: AdminContext): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { image: { type: 'string', multiple: true }, role: { type: 'string' } },
+  })
+  const [command, ...args] = positionals
+  switch (command) {
+    case 'list': {
+      for (const user of await listAccounts(db)) {
+        print(`user ${user.id}  ${user.phone}  ${user.name}  stores: ${user.stores || '-'}`)
+      }
+      for (const store of await listStores(db)) {
+        print(`store ${store.id}  ${store.name}  images: ${store.images.join(', ') || '-'}`)
+      }
+      return 0
+    }
+    case 'add-user': {
+      const [phone, name] = args
+      if (!phone || !name) throw new UsageError('add-user needs <phone> <name>')
+      const id = await addUser(db, { phone, name })
+      const image = values.image?.[0]
+      if (image) await setUserImage(db, id, copyImage(imageDir, image, `users/${id}`))
+      print(`user ${id} added`)
+      return 0
+    }
+    case 'add-store': {
+      const name = args.join(' ')
+      if (!name) throw new UsageError('add-store needs <name>')
+      const id = await addStore(db, { name })
+      const images = (values.image ?? []).map((file, n) => copyImage(imageDir, file, `stores/${id}-${n + 1}`))
+      if (images.length > 0) await setStoreImages(db, id, images)
+      print(`store ${id} added`)
+      return 0
+    }
+    case 'grant': {
+      const [phone, store] = args
+      const role = (values.role ?? 'staff') as Role
+      if (!phone) throw new UsageError('grant needs <phone> <storeId>')
+      if (role !== 'owner' && role !== 'staff') throw new UsageError('--role is owner or staff')
+      await grant(db, phone, storeIdArg(store), role)
+      print(`${phone} may now see store ${store} (${role})`)
+      return 0
+    }
+    case 'revoke': {
+      const [phone, store] = args
+      if (!phone) throw new UsageError('revoke needs <phone> <storeId>')
+      const removed = await revoke(db, phone, storeIdArg(store))
+      print(
+        removed
+          ? `${phone} may no longer see store ${store}`
+          : `${phone} could not see store ${store}; nothing changed`,
+      )
+      return 0
+    }
+    case 'import': {
+      const [store, file] = args
+      const storeId = storeIdArg(store)
+      if (!file) throw new UsageError('import needs <storeId> <file.csv>')
+      if (!(await storeExists(db, storeId))) throw new UsageError(`no store ${storeId}`)
+      const report = await importUsageCsv(db, storeId, readFileSync(file, 'utf8'))
+      for (const { line, reason } of report.rejected) print(`line ${line}: ${reason}`)
+      if (report.rejected.length > 0) {
+        print(`rejected ${report.rejected.length} row(s); nothing was imported. Fix the file and run again.`)
+        return 1
+      }
+      print(`imported ${report.imported}, skipped ${report.skipped} (already present), rejected 0`)
+      return 0
+    }
+    default:
+      throw new UsageError(command ? `unknown command: ${command}` : 'no command')
+  }
+}
+
+async function main() {
+  const config = readConfig()
+  const database = await openDatabase(
+    config.databaseUrl
+      ? { databaseUrl: config.databaseUrl }
+      : { pgliteDir: path.join(config.dataDir, 'pglite') },
+  )
+  try {
+    return await runAdmin(process.argv.slice(2), {
+      db: database.db,
+      imageDir: config.imageDir,
+      print: console.log,
+    })
+  } finally {
+    await database.close()
+  }
+}
+
+if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) {
+  main().then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      if (error instanceof UsageError) console.error(`${error.message}\n\n${usage}`)
+      else if (error instanceof ConfigError || error instanceof DatabaseInUseError)
+        console.error(error.message)
+      else console.error(`admin: ${(error as Error).message}`)
+      process.exit(error instanceof UsageError ? 2 : 1)
+    },
+  )
+}

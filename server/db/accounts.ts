@@ -1,0 +1,89 @@
+// Users, stores and who may see which store: what `npm run admin` changes, and what tests set up.
+import { and, asc, eq, sql } from 'drizzle-orm'
+import { normalizePhone } from '../phone.ts'
+import type { Db } from './client.ts'
+import { memberships, stores, users } from './schema.ts'
+
+export type Role = 'owner' | 'staff'
+
+export async function addUser(db: Db, user: { phone: string; name: string; image?: string | null }) {
+  const phone = normalizePhone(user.phone)
+  const [existing] = await db.select({ id: users.id }).from(users).where(eq(users.phone, phone))
+  if (existing) throw new Error(`${phone} is already registered (user ${existing.id})`)
+  const [created] = await db
+    .insert(users)
+    .values({ phone, name: user.name, image: user.image ?? null })
+    .returning({ id: users.id })
+  if (!created) throw new Error('user not created')
+  return created.id
+}
+
+export async function setUserImage(db: Db, userId: number, image: string) {
+  await db.update(users).set({ image }).where(eq(users.id, userId))
+}
+
+export async function addStore(db: Db, store: { name: string; images?: string[] }) {
+  const [created] = await db
+    .insert(stores)
+    .values({ name: store.name, images: store.images ?? [] })
+    .returning({ id: stores.id })
+  if (!created) throw new Error('store not created')
+  return created.id
+}
+
+export async function setStoreImages(db: Db, storeId: number, images: string[]) {
+  await db.update(stores).set({ images }).where(eq(stores.id, storeId))
+}
+
+async function userIdOf(db: Db, phone: string) {
+  const [user] = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(eq(users.phone, normalizePhone(phone)))
+  if (!user) throw new Error(`no user with phone ${phone}`)
+  return user.id
+}
+
+export async function storeExists(db: Db, storeId: number) {
+  const [store] = await db.select({ id: stores.id }).from(stores).where(eq(stores.id, storeId))
+  return Boolean(store)
+}
+
+export async function grant(db: Db, phone: string, storeId: number, role: Role = 'staff') {
+  const userId = await userIdOf(db, phone)
+  if (!(await storeExists(db, storeId))) throw new Error(`no store ${storeId}`)
+  await db
+    .insert(memberships)
+    .values({ userId, storeId, role })
+    .onConflictDoUpdate({ target: [memberships.userId, memberships.storeId], set: { role } })
+}
+
+export async function revoke(db: Db, phone: string, storeId: number) {
+  const userId = await userIdOf(db, phone)
+  const removed = await db
+    .delete(memberships)
+    .where(and(eq(memberships.userId, userId), eq(memberships.storeId, storeId)))
+    .returning()
+  return removed.length > 0
+}
+
+export async function listAccounts(db: Db) {
+  return db
+    .select({
+      id: users.id,
+      phone: users.phone,
+      name: users.name,
+      stores: sql<string>`coalesce(string_agg(${memberships.storeId} || ':' || ${memberships.role}, ', ' order by ${memberships.storeId}), '')`,
+    })
+    .from(users)
+    .leftJoin(memberships, eq(memberships.userId, users.id))
+    .groupBy(users.id)
+    .orderBy(asc(users.id))
+}
+
+export function listStores(db: Db) {
+  return db
+    .select({ id: stores.id, name: stores.name, images: stores.images })
+    .from(stores)
+    .orderBy(asc(stores.id))
+}

@@ -1,0 +1,129 @@
+// One-time sign-in codes. A code is 4 digits from a cryptographic source, stored only as an HMAC bound
+// to its phone, valid CODE_TTL_SECONDS, single use, replaced by a newer request, and ended by
+// CODE_MAX_TRIES wrong tries. Every SIGN_FAILURES_BEFORE_LOCK consecutive failures of a phone (across
+// codes) lock it, LOCK_MINUTES the first time and twice as long each time after, at most LOCK_MAX_HOURS.
+//
+// Unregistered numbers are answered exactly like registered ones, and get a code row too (never
+// sent), so neither the answer nor a later sign-in attempt tells whether a number is registered.
+import { createHash, createHmac, randomInt, timingSafeEqual } from 'node:crypto'
+import { eq, lt } from 'drizzle-orm'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Config } from '../config.ts'
+import type { Db } from '../db/client.ts'
+import { loginCodes, phoneLocks, users } from '../db/schema.ts'
+import { ApiError, messages } from '../errors.ts'
+import { normalizePhone } from '../phone.ts'
+import { clientKey, lockKey, type Tx, takeSlots } from './rate-limits.ts'
+import { codeText, type SmsSender } from './sms.ts'
+
+type Outcome = { userId: number } | { error: ApiError }
+
+export function createOtp(db: Db, secret: string, now: () => Date, limits: Config['limits'], sms: SmsSender) {
+  const key = createHash('sha256').update(`sign-in codes:${secret}`).digest()
+  const hashCode = (phone: string, code: string) =>
+    createHmac('sha256', key).update(`${phone}:${code}`).digest()
+
+  async function lockedFor(tx: Tx, phone: string, at: Date) {
+    const [lock] = await tx.select().from(phoneLocks).where(eq(phoneLocks.phone, phone))
+    const seconds = lock?.lockedUntil ? Math.ceil((lock.lockedUntil.getTime() - at.getTime()) / 1000) : 0
+    return { lock, seconds: Math.max(0, seconds) }
+  }
+
+  /** Counts one more failed sign-in and locks the phone at every Nth; returns the lock in seconds, or 0. */
+  async function countFailure(
+    tx: Tx,
+    phone: string,
+    at: Date,
+    previous: typeof phoneLocks.$inferSelect | undefined,
+  ) {
+    const failures = (previous?.failures ?? 0) + 1
+    let locks = previous?.locks ?? 0
+    let lockedUntil = previous?.lockedUntil ?? null
+    let seconds = 0
+    if (failures % limits.signFailuresBeforeLock === 0) {
+      locks += 1
+      seconds = Math.min(limits.lockMinutes * 60 * 2 ** (locks - 1), limits.lockMaxHours * 3600)
+      lockedUntil = new Date(at.getTime() + seconds * 1000)
+    }
+    await tx
+      .insert(phoneLocks)
+      .values({ phone, failures, locks, lockedUntil })
+      .onConflictDoUpdate({ target: phoneLocks.phone, set: { failures, locks, lockedUntil } })
+    return seconds
+  }
+
+  return {
+    async requestCode(rawPhone: string, ip: string, log: FastifyBaseLogger): Promise<{ expiresIn: number }> {
+      const phone = normalizePhone(rawPhone)
+      const at = now()
+      const code = String(randomInt(0, 10_000)).padStart(4, '0')
+      const user = await db.transaction(async (tx) => {
+        const { seconds } = await lockedFor(tx, phone, at)
+        if (seconds > 0) throw new ApiError(429, messages.phoneLocked, seconds)
+        await takeSlots(
+          tx,
+          at,
+          [
+            { key: `code:ip:${clientKey(ip)}`, limit: limits.codeRequestsPerIpPerHour },
+            { key: `code:phone:${phone}`, limit: limits.codeRequestsPerPhonePerHour },
+          ],
+          messages.tooManyCodes,
+        )
+        await tx.delete(loginCodes).where(lt(loginCodes.expiresAt, at))
+        const row = {
+          phone,
+          codeHash: hashCode(phone, code).toString('hex'),
+          expiresAt: new Date(at.getTime() + limits.codeTtlSeconds * 1000),
+          tries: 0,
+        }
+        await tx.insert(loginCodes).values(row).onConflictDoUpdate({ target: loginCodes.phone, set: row })
+        const [found] = await tx.select({ id: users.id }).from(users).where(eq(users.phone, phone))
+        return found
+      })
+      if (user) {
+        try {
+          await sms.send(phone, codeText(code, limits.codeTtlSeconds))
+        } catch (error) {
+          log.error({ err: error }, 'sending the sign-in code failed')
+          await db.delete(loginCodes).where(eq(loginCodes.phone, phone))
+          throw new ApiError(502, messages.smsFailed)
+        }
+      }
+      return { expiresIn: limits.codeTtlSeconds }
+    },
+
+    /** The id of the user the phone and code sign in, or a 401/429 ApiError. */
+    async signIn(rawPhone: string, code: string): Promise<number> {
+      const phone = normalizePhone(rawPhone)
+      const at = now()
+      // Failures are written before the error is thrown, so the transaction returns the outcome.
+      const outcome = await db.transaction(async (tx): Promise<Outcome> => {
+        await lockKey(tx, `sign:${phone}`)
+        const { lock, seconds } = await lockedFor(tx, phone, at)
+        if (seconds > 0) return { error: new ApiError(429, messages.phoneLocked, seconds) }
+        const [live] = await tx.select().from(loginCodes).where(eq(loginCodes.phone, phone))
+        if (!live || live.expiresAt <= at) return { error: new ApiError(401, messages.codeExpired) }
+
+        const matches = timingSafeEqual(hashCode(phone, code), Buffer.from(live.codeHash, 'hex'))
+        const [user] = matches
+          ? await tx.select({ id: users.id }).from(users).where(eq(users.phone, phone))
+          : []
+        if (user) {
+          await tx.delete(loginCodes).where(eq(loginCodes.phone, phone))
+          await tx.delete(phoneLocks).where(eq(phoneLocks.phone, phone))
+          return { userId: user.id }
+        }
+        const tries = live.tries + 1
+        if (tries >= limits.codeMaxTries) await tx.delete(loginCodes).where(eq(loginCodes.phone, phone))
+        else await tx.update(loginCodes).set({ tries }).where(eq(loginCodes.phone, phone))
+        const lockSeconds = await countFailure(tx, phone, at, lock)
+        if (lockSeconds > 0) return { error: new ApiError(429, messages.phoneLocked, lockSeconds) }
+        return { error: new ApiError(401, messages.wrongCode) }
+      })
+      if ('error' in outcome) throw outcome.error
+      return outcome.userId
+    },
+  }
+}
+
+export type Otp = ReturnType<typeof createOtp>

@@ -1,0 +1,121 @@
+// Access tokens are signed JWTs (HS256) that live ACCESS_TOKEN_SECONDS. Refresh tokens are 256 random
+// bits, stored only as SHA-256 hashes, that rotate on every use within a sign-in "family" whose absolute
+// lifetime is REFRESH_TOKEN_DAYS; presenting an already rotated token revokes the whole family.
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { and, eq, gt, isNull, lt } from 'drizzle-orm'
+import { jwtVerify, SignJWT } from 'jose'
+import type { Config } from '../config.ts'
+import type { Db } from '../db/client.ts'
+import { refreshTokens } from '../db/schema.ts'
+import { ApiError, messages } from '../errors.ts'
+
+export interface TokenPair {
+  access: string
+  refresh: string
+}
+
+export interface AccessClaims {
+  userId: number
+  familyId: string
+}
+
+/** JWT_SECRET, or outside production a secret generated once and kept in the data directory. */
+export function jwtSecret(config: Config): string {
+  if (config.jwtSecret) return config.jwtSecret
+  const file = path.join(config.dataDir, 'jwt-secret')
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim()
+  mkdirSync(config.dataDir, { recursive: true })
+  const secret = randomBytes(32).toString('base64url')
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 })
+  return secret
+}
+
+const hashToken = (token: string) => createHash('sha256').update(token).digest('hex')
+
+export function createTokens(db: Db, secret: string, now: () => Date, limits: Config['limits']) {
+  const key = new TextEncoder().encode(secret)
+
+  function access(userId: number, familyId: string): Promise<string> {
+    const issuedAt = Math.floor(now().getTime() / 1000)
+    return new SignJWT({ sid: familyId })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(String(userId))
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(issuedAt + limits.accessTokenSeconds)
+      .sign(key)
+  }
+
+  async function pair(userId: number, familyId: string, expiresAt: Date): Promise<TokenPair> {
+    const refresh = randomBytes(32).toString('base64url')
+    await db.insert(refreshTokens).values({ tokenHash: hashToken(refresh), familyId, userId, expiresAt })
+    return { access: await access(userId, familyId), refresh }
+  }
+
+  return {
+    /** A new sign-in: a new family and its first pair of tokens. */
+    async start(userId: number): Promise<TokenPair> {
+      const at = now()
+      await db.delete(refreshTokens).where(lt(refreshTokens.expiresAt, at))
+      return pair(userId, randomUUID(), new Date(at.getTime() + limits.refreshTokenDays * 86_400_000))
+    },
+
+    async verifyAccess(token: string): Promise<AccessClaims> {
+      try {
+        const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], currentDate: now() })
+        const userId = Number(payload.sub)
+        if (!Number.isInteger(userId) || typeof payload.sid !== 'string') throw new Error('claims')
+        return { userId, familyId: payload.sid }
+      } catch {
+        throw new ApiError(401, messages.sessionExpired)
+      }
+    },
+
+    /** Trades a refresh token for a new pair; the old one is spent. */
+    async rotate(refresh: string): Promise<TokenPair> {
+      const at = now()
+      const tokenHash = hashToken(refresh)
+      // One conditional update decides, so two concurrent uses of one token cannot both succeed.
+      const [spent] = await db
+        .update(refreshTokens)
+        .set({ rotatedAt: at })
+        .where(
+          and(
+            eq(refreshTokens.tokenHash, tokenHash),
+            isNull(refreshTokens.rotatedAt),
+            isNull(refreshTokens.revokedAt),
+            gt(refreshTokens.expiresAt, at),
+          ),
+        )
+        .returning()
+      if (spent) return pair(spent.userId, spent.familyId, spent.expiresAt)
+
+      const [known] = await db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, tokenHash))
+      if (known?.rotatedAt && !known.revokedAt) {
+        // A spent token came back: it was stolen, or the thief already used it. End the sign-in.
+        await db
+          .update(refreshTokens)
+          .set({ revokedAt: at })
+          .where(eq(refreshTokens.familyId, known.familyId))
+      }
+      throw new ApiError(401, known && known.expiresAt <= at ? messages.sessionExpired : messages.token)
+    },
+
+    /** Ends the sign-in that a refresh token belongs to; unknown tokens are ignored. */
+    async revoke(refresh: string): Promise<void> {
+      const [known] = await db
+        .select({ familyId: refreshTokens.familyId })
+        .from(refreshTokens)
+        .where(eq(refreshTokens.tokenHash, hashToken(refresh)))
+      if (known) {
+        await db
+          .update(refreshTokens)
+          .set({ revokedAt: now() })
+          .where(and(eq(refreshTokens.familyId, known.familyId), isNull(refreshTokens.revokedAt)))
+      }
+    },
+  }
+}
+
+export type Tokens = ReturnType<typeof createTokens>

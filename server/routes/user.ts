@@ -1,0 +1,98 @@
+// PUT/POST/GET/DELETE /api/v0/user/phone and /user/sign (public), and GET /api/v0/user (signed in).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { asc, eq } from 'drizzle-orm'
+import { Type } from 'typebox'
+import {
+  ErrorBody,
+  PhoneAnswer,
+  PhoneRequest,
+  ProfileAnswer,
+  RefreshQuery,
+  SignAnswer,
+  SignRequest,
+} from '../../contract/api.ts'
+import { memberships, stores, users } from '../db/schema.ts'
+import { ApiError, messages } from '../errors.ts'
+
+export const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.put(
+    '/user/phone',
+    {
+      schema: {
+        summary: 'Send a sign-in code by SMS to a registered number (same answer for any number)',
+        body: PhoneRequest,
+        response: { 200: PhoneAnswer, 400: ErrorBody, 429: ErrorBody, 502: ErrorBody },
+      },
+    },
+    (request) => app.otp.requestCode(request.body.phone, request.ip, request.log),
+  )
+
+  app.post(
+    '/user/sign',
+    {
+      schema: {
+        summary: 'Sign in with phone and code',
+        body: SignRequest,
+        response: { 200: SignAnswer, 400: ErrorBody, 401: ErrorBody, 429: ErrorBody },
+      },
+    },
+    async (request) => {
+      const userId = await app.otp.signIn(request.body.phone, request.body.code)
+      return { token: await app.tokens.start(userId) }
+    },
+  )
+
+  app.get(
+    '/user/sign',
+    {
+      schema: {
+        summary: 'Trade a refresh token for a new pair (the old one is spent)',
+        querystring: RefreshQuery,
+        response: { 200: SignAnswer, 400: ErrorBody, 401: ErrorBody },
+      },
+    },
+    async (request) => ({ token: await app.tokens.rotate(request.query.token) }),
+  )
+
+  app.delete(
+    '/user/sign',
+    {
+      schema: {
+        summary: 'Sign out: revoke the sign-in the refresh token belongs to',
+        querystring: RefreshQuery,
+        response: { 204: Type.Null(), 400: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      await app.tokens.revoke(request.query.token)
+      return reply.code(204).send(null)
+    },
+  )
+}
+
+export const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/user',
+    {
+      schema: {
+        summary: 'The signed-in user and the stores they may see (the first is selected at sign-in)',
+        security: [{ bearer: [] }],
+        response: { 200: ProfileAnswer, 401: ErrorBody },
+      },
+    },
+    async (request) => {
+      const [user] = await app.db
+        .select({ id: users.id, name: users.name, phone: users.phone, image: users.image })
+        .from(users)
+        .where(eq(users.id, request.userId))
+      if (!user) throw new ApiError(401, messages.sessionExpired)
+      const storeList = await app.db
+        .select({ id: stores.id, name: stores.name, images: stores.images })
+        .from(memberships)
+        .innerJoin(stores, eq(stores.id, memberships.storeId))
+        .where(eq(memberships.userId, user.id))
+        .orderBy(asc(stores.id))
+      return { user, stores: storeList }
+    },
+  )
+}

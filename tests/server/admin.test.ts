@@ -1,0 +1,184 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, describe, expect, inject, it } from 'vitest'
+import { runAdmin } from '../../server/admin.ts'
+import { DatabaseInUseError, openDatabase } from '../../server/db/client.ts'
+import { bearer, capturedSms, sharedTestApp, signIn } from './test-app.ts'
+
+const owner = '01012345678'
+const sms = capturedSms()
+const current = sharedTestApp({ sms })
+const dir = mkdtempSync(path.join(tmpdir(), 'laundry-admin-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+async function admin(...argv: string[]) {
+  const lines: string[] = []
+  const code = await runAdmin(argv, {
+    db: current.app.db,
+    imageDir: path.join(dir, 'images'),
+    print: (l) => lines.push(l),
+  })
+  return { code, output: lines.join('\n') }
+}
+
+function csvFile(name: string, text: string) {
+  const file = path.join(dir, name)
+  writeFileSync(file, text)
+  return file
+}
+
+/** The records the API answers for store 1 in 2026, as the app would see them. */
+async function usages2026() {
+  const { access } = await signIn(current.app, sms, owner)
+  const response = await current.app.inject({
+    method: 'GET',
+    url: '/api/v0/store/1/usage?year=2026',
+    headers: bearer(access),
+  })
+  return response.json().usages as { createdAt: string; amount: number }[]
+}
+
+async function ownerWithStore() {
+  await admin('add-user', owner, '김사장')
+  await admin('add-store', '역삼점')
+  await admin('grant', owner, '1', '--role', 'owner')
+}
+
+describe('npm run admin', () => {
+  it('adds a user and a store with pictures copied into IMAGE_DIR, grants and revokes access', async () => {
+    const picture = csvFile('front.PNG', 'not really a png')
+    expect((await admin('add-user', owner, '김사장', '--image', picture)).output).toBe('user 1 added')
+    expect((await admin('add-store', '역삼', '1호점', '--image', picture, '--image', picture)).output).toBe(
+      'store 1 added',
+    )
+    expect(readFileSync(path.join(dir, 'images', 'stores', '1-2.png'), 'utf8')).toBe('not really a png')
+    expect(existsSync(path.join(dir, 'images', 'users', '1.png'))).toBe(true)
+    await admin('grant', owner, '1')
+    expect((await admin('list')).output).toBe(
+      [
+        'user 1  01012345678  김사장  stores: 1:staff',
+        'store 1  역삼 1호점  images: stores/1-1.png, stores/1-2.png',
+      ].join('\n'),
+    )
+    const { access } = await signIn(current.app, sms, owner)
+    const profile = await current.app.inject({ method: 'GET', url: '/api/v0/user', headers: bearer(access) })
+    expect(profile.json().stores).toEqual([
+      { id: 1, name: '역삼 1호점', images: ['stores/1-1.png', 'stores/1-2.png'] },
+    ])
+
+    expect((await admin('revoke', owner, '1')).output).toBe('01012345678 may no longer see store 1')
+    expect((await admin('list')).output).toContain('stores: -')
+  })
+
+  it('refuses a duplicate user, an unknown phone or store, and an unknown command', async () => {
+    await admin('add-user', owner, '김사장')
+    await expect(admin('add-user', owner, '또')).rejects.toThrow(/already registered/)
+    await expect(admin('grant', '01099999999', '1')).rejects.toThrow(/no user/)
+    await expect(admin('grant', owner, '7')).rejects.toThrow(/no store 7/)
+    await expect(admin('fly')).rejects.toThrow(/unknown command: fly/)
+  })
+})
+
+describe('importing usage records from CSV', () => {
+  it('imports rows with a header, in any column order, and the API answers them', async () => {
+    await ownerWithStore()
+    const file = csvFile(
+      'header.csv',
+      '\uFEFFamount,createdAt,id\n4000,2026-03-01T09:15:00.000Z,a1\n"5,000",2026-03-01T10:00:00+09:00,a2\n',
+    )
+    const result = await admin('import', '1', file)
+    expect(result).toEqual({ code: 0, output: 'imported 2, skipped 0 (already present), rejected 0' })
+    expect(await usages2026()).toEqual([
+      { createdAt: '2026-03-01T01:00:00.000Z', amount: 5000 },
+      { createdAt: '2026-03-01T09:15:00.000Z', amount: 4000 },
+    ])
+  })
+
+  it('is idempotent: importing the same file again adds nothing', async () => {
+    await ownerWithStore()
+    const file = csvFile('twice.csv', '2026-01-02T00:00:00Z,3000,x1\n2026-01-03T00:00:00Z,4000,x2\n')
+    expect((await admin('import', '1', file)).output).toContain('imported 2, skipped 0')
+    expect((await admin('import', '1', file)).output).toContain('imported 0, skipped 2')
+    expect(await usages2026()).toHaveLength(2)
+  })
+
+  it('without ids, keeps two identical rows of one file as two records, and still adds nothing the second time', async () => {
+    await ownerWithStore()
+    const file = csvFile(
+      'no-ids.csv',
+      'createdAt,amount\n2026-01-02 09:00:00,3000\n2026-01-02 09:00:00,3000\n',
+    )
+    expect((await admin('import', '1', file)).output).toContain('imported 2, skipped 0')
+    expect((await admin('import', '1', file)).output).toContain('imported 0, skipped 2')
+    // No offset: read as Korea time.
+    expect(await usages2026()).toEqual([
+      { createdAt: '2026-01-02T00:00:00.000Z', amount: 3000 },
+      { createdAt: '2026-01-02T00:00:00.000Z', amount: 3000 },
+    ])
+  })
+
+  it('a file with a bad row changes nothing and names every bad line', async () => {
+    await ownerWithStore()
+    const file = csvFile(
+      'bad.csv',
+      [
+        'createdAt,amount,id',
+        '2026-01-02T00:00:00Z,3000,ok1',
+        '2026-02-30T00:00:00Z,3000,bad-date',
+        'yesterday,3000,bad-time',
+        '2026-01-02T00:00:00Z,-500,negative',
+        '2026-01-02T00:00:00Z,99999999,too-big',
+        '2026-01-02T00:00:00Z,3000.5,fraction',
+        '2026-01-03T00:00:00Z,3000,ok1',
+      ].join('\n'),
+    )
+    const result = await admin('import', '1', file)
+    expect(result.code).toBe(1)
+    const lines = result.output.split('\n')
+    expect(lines.map((line) => line.match(/^line (\d+):/)?.[1]).filter(Boolean)).toEqual([
+      '3',
+      '4',
+      '5',
+      '6',
+      '7',
+      '8',
+    ])
+    expect(result.output).toContain('line 8: id "ok1"가 2번째 줄에도 있습니다')
+    expect(lines.at(-1)).toBe('rejected 6 row(s); nothing was imported. Fix the file and run again.')
+    expect(await usages2026()).toEqual([])
+  })
+
+  it('refuses an unknown store before reading the file', async () => {
+    await ownerWithStore()
+    await expect(admin('import', '9', csvFile('x.csv', '2026-01-02T00:00:00Z,3000'))).rejects.toThrow(
+      /no store 9/,
+    )
+  })
+
+  it('a new import shows up in the next usage answer of that year', async () => {
+    await ownerWithStore()
+    await admin('import', '1', csvFile('a.csv', '2026-01-02T00:00:00Z,3000,a'))
+    expect(await usages2026()).toHaveLength(1)
+    await admin('import', '1', csvFile('b.csv', '2026-01-03T00:00:00Z,4000,b'))
+    expect(await usages2026()).toHaveLength(2)
+  })
+})
+
+describe('the embedded database', () => {
+  it('can be opened by one process at a time (the server or an admin command)', async () => {
+    const pgliteDir = path.join(dir, 'pglite')
+    const loadDataDir = new Blob([readFileSync(inject('pgliteTemplate'))])
+    const first = await openDatabase({ pgliteDir, loadDataDir })
+    try {
+      await expect(openDatabase({ pgliteDir })).rejects.toThrow(DatabaseInUseError)
+    } finally {
+      await first.close()
+    }
+    expect(existsSync(`${pgliteDir}.lock`)).toBe(false)
+    // A lock left behind by a process that is gone is taken over.
+    writeFileSync(`${pgliteDir}.lock`, '999999')
+    const second = await openDatabase({ pgliteDir })
+    await second.close()
+  })
+})

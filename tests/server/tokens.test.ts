@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest'
+import { addUser } from '../../server/db/accounts.ts'
+import { bearer, capturedSms, createTestApp, sharedTestApp, signIn, testClock } from './test-app.ts'
+
+const owner = '01012345678'
+const clock = testClock()
+const sms = capturedSms()
+const minute = 60_000
+const day = 86_400_000
+
+const current = sharedTestApp({
+  clock,
+  sms,
+  setup: (app) => addUser(app.db, { phone: owner, name: '김사장' }),
+})
+
+const refresh = (token: string) =>
+  current.app.inject({ method: 'GET', url: `/api/v0/user/sign?token=${token}` })
+const profile = (access: string) =>
+  current.app.inject({ method: 'GET', url: '/api/v0/user', headers: bearer(access) })
+
+describe('access tokens', () => {
+  it('are accepted for 15 minutes and refused after', async () => {
+    const { access } = await signIn(current.app, sms, owner)
+    clock.advance(14 * minute)
+    expect((await profile(access)).statusCode).toBe(200)
+    clock.advance(minute)
+    const expired = await profile(access)
+    expect(expired.statusCode).toBe(401)
+    expect(expired.json().message).toBe('로그인이 만료되었습니다. 다시 로그인해 주세요.')
+  })
+
+  it('refuses a request without a token, with a malformed header, or with a forged token', async () => {
+    const missing = await current.app.inject({ method: 'GET', url: '/api/v0/user' })
+    expect(missing.statusCode).toBe(401)
+    expect(missing.json().message).toBe('로그인이 필요합니다.')
+    const malformed = await current.app.inject({
+      method: 'GET',
+      url: '/api/v0/user',
+      headers: { authorization: 'Basic x' },
+    })
+    expect(malformed.statusCode).toBe(401)
+    const { access } = await signIn(current.app, sms, owner)
+    const [header, payload] = access.split('.')
+    const forged = `${header}.${payload}.${'A'.repeat(43)}`
+    expect((await profile(forged)).statusCode).toBe(401)
+  })
+
+  it('signed with another secret are refused', async () => {
+    const { access } = await signIn(current.app, sms, owner)
+    const other = await createTestApp({
+      clock,
+      env: { JWT_SECRET: 'another-secret-another-secret-another-1' },
+    })
+    try {
+      const response = await other.inject({ method: 'GET', url: '/api/v0/user', headers: bearer(access) })
+      expect(response.statusCode).toBe(401)
+    } finally {
+      await other.close()
+    }
+  })
+})
+
+describe('refresh tokens', () => {
+  it('trade for a new pair, and each is spent by its use', async () => {
+    const first = await signIn(current.app, sms, owner)
+    clock.advance(20 * minute)
+    const rotated = await refresh(first.refresh)
+    expect(rotated.statusCode).toBe(200)
+    const second = rotated.json().token
+    expect(second.refresh).not.toBe(first.refresh)
+    expect((await profile(second.access)).statusCode).toBe(200)
+    expect((await refresh(second.refresh)).statusCode).toBe(200)
+  })
+
+  it('presenting a spent token again revokes the whole sign-in', async () => {
+    const first = await signIn(current.app, sms, owner)
+    const second = (await refresh(first.refresh)).json().token
+    const reused = await refresh(first.refresh)
+    expect(reused.statusCode).toBe(401)
+    expect(reused.json().message).toMatch(/[가-힣]/)
+    // The thief's (or the owner's) newer token is dead too.
+    expect((await refresh(second.refresh)).statusCode).toBe(401)
+  })
+
+  it('revoking one sign-in leaves another sign-in of the same user alone', async () => {
+    const phone = await signIn(current.app, sms, owner)
+    const laptop = await signIn(current.app, sms, owner)
+    await refresh(phone.refresh)
+    await refresh(phone.refresh)
+    expect((await refresh(laptop.refresh)).statusCode).toBe(200)
+  })
+
+  it('last 14 days from sign-in however often they rotate', async () => {
+    let token = (await signIn(current.app, sms, owner)).refresh
+    for (let i = 0; i < 13; i++) {
+      clock.advance(day)
+      const rotated = await refresh(token)
+      expect(rotated.statusCode).toBe(200)
+      token = rotated.json().token.refresh
+    }
+    clock.advance(day)
+    const expired = await refresh(token)
+    expect(expired.statusCode).toBe(401)
+    expect(expired.json().message).toBe('로그인이 만료되었습니다. 다시 로그인해 주세요.')
+  })
+
+  it('an unknown or missing token is refused with a Korean message', async () => {
+    const unknown = await refresh('x'.repeat(43))
+    expect(unknown.statusCode).toBe(401)
+    expect(unknown.json().message).toMatch(/[가-힣]/)
+    const missing = await current.app.inject({ method: 'GET', url: '/api/v0/user/sign' })
+    expect(missing.statusCode).toBe(400)
+    expect(missing.json().message).toMatch(/[가-힣]/)
+  })
+
+  it('two concurrent uses of one token: exactly one succeeds', async () => {
+    const { refresh: token } = await signIn(current.app, sms, owner)
+    const answers = await Promise.all([refresh(token), refresh(token)])
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([200, 401])
+  })
+})
+
+describe('signing out', () => {
+  it('DELETE /user/sign revokes the sign-in: its refresh token no longer works', async () => {
+    const { refresh: token } = await signIn(current.app, sms, owner)
+    const response = await current.app.inject({ method: 'DELETE', url: `/api/v0/user/sign?token=${token}` })
+    expect(response.statusCode).toBe(204)
+    expect((await refresh(token)).statusCode).toBe(401)
+  })
+
+  it('answers 204 for an unknown token too (it reveals nothing)', async () => {
+    const response = await current.app.inject({
+      method: 'DELETE',
+      url: `/api/v0/user/sign?token=${'y'.repeat(43)}`,
+    })
+    expect(response.statusCode).toBe(204)
+  })
+})
+
+describe('what the server writes down', () => {
+  it('never logs the refresh token, and sends no referrer', async () => {
+    const lines: string[] = []
+    const logged = await createTestApp({ clock, sms, logStream: { write: (line) => lines.push(line) } })
+    try {
+      await addUser(logged.db, { phone: owner, name: '김사장' })
+      const { refresh: token } = await signIn(logged, sms, owner)
+      const rotated = await logged.inject({ method: 'GET', url: `/api/v0/user/sign?token=${token}` })
+      await logged.inject({ method: 'GET', url: `/api/v0/user/sign?token=${token}` })
+      await logged.inject({
+        method: 'DELETE',
+        url: `/api/v0/user/sign?token=${rotated.json().token.refresh}`,
+      })
+      expect(lines.join('\n')).toContain('/api/v0/user/sign?token=[redacted]')
+      expect(lines.join('\n')).not.toContain(token)
+      expect(lines.join('\n')).not.toContain(rotated.json().token.refresh)
+      expect(rotated.headers['referrer-policy']).toBe('no-referrer')
+      expect(rotated.headers['cache-control']).toBe('no-store')
+    } finally {
+      await logged.close()
+    }
+  })
+
+  it('stores neither codes nor refresh tokens in the clear', async () => {
+    const { refresh: token } = await signIn(current.app, sms, owner)
+    await current.app.inject({ method: 'PUT', url: '/api/v0/user/phone', payload: { phone: owner } })
+    const code = sms.lastCode(owner)
+    const dump = JSON.stringify([
+      await current.app.db.execute('select * from refresh_tokens'),
+      await current.app.db.execute('select * from login_codes'),
+    ])
+    expect(dump).not.toContain(token)
+    expect(dump).not.toMatch(new RegExp(`"${code}"`))
+  })
+})

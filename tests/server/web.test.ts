@@ -1,0 +1,76 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, type TestApp } from './test-app.ts'
+
+describe('serving the web app, pictures and the API description', () => {
+  let app: TestApp
+  const dir = mkdtempSync(path.join(tmpdir(), 'laundry-web-'))
+  beforeAll(async () => {
+    mkdirSync(path.join(dir, 'web', 'assets'), { recursive: true })
+    mkdirSync(path.join(dir, 'images', 'stores'), { recursive: true })
+    writeFileSync(path.join(dir, 'web', 'index.html'), '<!doctype html><title>app</title>')
+    writeFileSync(path.join(dir, 'web', 'assets', 'index-abc123.js'), 'console.log(1)')
+    writeFileSync(path.join(dir, 'images', 'stores', '1-1.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>')
+    app = await createTestApp({
+      env: { WEB_DIR: path.join(dir, 'web'), IMAGE_DIR: path.join(dir, 'images') },
+    })
+  })
+  afterAll(async () => {
+    await app.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it.each(['/', '/login', '/some/unknown/page'])('answers %s with index.html, never cached', async (url) => {
+    const response = await app.inject({ method: 'GET', url })
+    expect(response.statusCode).toBe(200)
+    expect(response.headers['content-type']).toMatch(/^text\/html/)
+    expect(response.body).toContain('<title>app</title>')
+    expect(response.headers['cache-control']).toBe('no-cache')
+  })
+
+  it('serves hashed assets as immutable, and a missing one as a 404 rather than the page', async () => {
+    const asset = await app.inject({ method: 'GET', url: '/assets/index-abc123.js' })
+    expect(asset.statusCode).toBe(200)
+    expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable')
+    const missing = await app.inject({ method: 'GET', url: '/assets/index-gone.js' })
+    expect(missing.statusCode).toBe(404)
+  })
+
+  it('serves pictures from IMAGE_DIR under /images/', async () => {
+    const image = await app.inject({ method: 'GET', url: '/images/stores/1-1.svg' })
+    expect(image.statusCode).toBe(200)
+    expect(image.headers['content-type']).toMatch(/^image\/svg\+xml/)
+    expect((await app.inject({ method: 'GET', url: '/images/../web/index.html' })).statusCode).toBe(404)
+  })
+
+  it('sends security headers with a Content-Security-Policy the app works under', async () => {
+    const response = await app.inject({ method: 'GET', url: '/login' })
+    const csp = response.headers['content-security-policy']
+    expect(csp).toContain("default-src 'self'")
+    expect(csp).toContain("script-src 'self'")
+    expect(csp).toContain("object-src 'none'")
+    expect(csp).toContain("frame-ancestors 'none'")
+    expect(csp).not.toContain('upgrade-insecure-requests')
+    expect(response.headers['referrer-policy']).toBe('no-referrer')
+    expect(response.headers['x-content-type-options']).toBe('nosniff')
+  })
+
+  it('describes the API at /api/openapi.json, generated from the schemas', async () => {
+    const response = await app.inject({ method: 'GET', url: '/api/openapi.json' })
+    expect(response.statusCode).toBe(200)
+    const document = response.json()
+    expect(document.openapi).toMatch(/^3\./)
+    expect(Object.keys(document.paths).sort()).toEqual([
+      '/api/v0/store/{id}/usage',
+      '/api/v0/user',
+      '/api/v0/user/phone',
+      '/api/v0/user/sign',
+    ])
+    expect(Object.keys(document.paths['/api/v0/user/sign']).sort()).toEqual(['delete', 'get', 'post'])
+    expect(
+      document.paths['/api/v0/user/phone'].put.requestBody.content['application/json'].schema.required,
+    ).toEqual(['phone'])
+  })
+})
