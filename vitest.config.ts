@@ -31,7 +31,13 @@ export default defineConfig({
       ...postgres,
       {
         extends: true,
-        test: { name: 'web', include: ['tests/web/**/*.test.{ts,tsx}'], environment: 'happy-dom' },
+        test: {
+          name: 'web',
+          include: ['tests/web/**/*.test.{ts,tsx}'],
+          environment: 'happy-dom',
+          environmentOptions: { happyDOM: { url: 'http://localhost:3000/' } },
+          setupFiles: ['tests/web/setup.ts'],
+        },
       },
     ],
     testTimeout: 20_000,

@@ -1,11 +1,14 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
+// Starts the app: the query client, the router, and the session checks of SPEC.md 4 and DECISIONS.md.
+import { QueryClientProvider } from '@tanstack/react-query'
 import { createRouter, RouterProvider } from '@tanstack/react-router'
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
+import { onSessionEnded } from './lib/api.ts'
+import { queryClient } from './lib/query-client.ts'
+import { clearDevice, isLoggedIn, refreshSession, watchForSignOutElsewhere } from './lib/session.ts'
 import { routeTree } from './routeTree.gen.ts'
 import './styles.css'
 
-const queryClient = new QueryClient()
 const router = createRouter({ routeTree, context: { queryClient }, defaultPreload: 'intent' })
 
 declare module '@tanstack/react-router' {
@@ -13,6 +16,15 @@ declare module '@tanstack/react-router' {
     router: typeof router
   }
 }
+
+/** The sign-in is gone (here, or in another tab): forget it on this device and show the login. */
+function signedOut() {
+  void clearDevice().then(() => router.navigate({ to: '/login', replace: true }))
+}
+
+onSessionEnded(signedOut)
+watchForSignOutElsewhere(signedOut)
+if (isLoggedIn()) void refreshSession()
 
 const root = document.getElementById('root')
 if (!root) throw new Error('index.html has no #root element')

@@ -1,10 +1,13 @@
 // The signed-in session as the device remembers it: the user (local storage `user-sotre`, version 0)
-// and the stores with the selected one (`store-store`, version 1). Several features read it, so it
-// lives here rather than in any one of them.
-
+// and the stores with the selected one (`store-store`, version 1), beside the tokens in cookies.
+// Several features read it, so it lives here rather than in any one of them.
 import { create } from 'zustand'
 import { persist } from 'zustand/middleware'
-import type { Store, User } from '../../contract/api.ts'
+import type { ProfileAnswer, Store, User } from '../../contract/api.ts'
+import { ApiError, OfflineError, requestJson, SessionEndedError } from './api.ts'
+import { page } from './page.ts'
+import { queryClient } from './query-client.ts'
+import { getRefreshToken, removeTokens } from './tokens.ts'
 
 interface UserState {
   user: User | null
@@ -47,3 +50,82 @@ export const useStoreStore = create<StoreState>()(
 )
 
 export const isLoggedIn = () => useUserStore.getState().isLoggedIn
+
+/**
+ * Takes in a fetched profile. At sign-in the first store is selected (SPEC.md 4); when the session is
+ * refreshed the owner's selection is kept if the store is still theirs (DECISIONS.md).
+ */
+export function applyProfile(profile: ProfileAnswer, { keepSelection }: { keepSelection: boolean }) {
+  const selected = useStoreStore.getState().store
+  const kept = keepSelection ? profile.stores.find((store) => store.id === selected?.id) : undefined
+  useUserStore.getState().setUser(profile.user)
+  useStoreStore.setState({ stores: profile.stores, store: kept ?? profile.stores[0] ?? null })
+  useUserStore.getState().setLoggedIn(true)
+}
+
+export const fetchProfile = () => requestJson<ProfileAnswer>('/api/v0/user')
+
+/** Extra things a sign-out must wipe (the offline caches register here). */
+const wipers: (() => Promise<unknown> | unknown)[] = []
+export function alsoWipeOnSignOut(wipe: () => Promise<unknown> | unknown) {
+  wipers.push(wipe)
+}
+
+/**
+ * Forgets everything user-specific on this device: tokens, the two persisted stores, cached sales.
+ * A shared store-front device must not show the previous user's figures.
+ */
+export async function clearDevice() {
+  removeTokens()
+  useUserStore.setState({ user: null, isLoggedIn: false })
+  useStoreStore.setState({ store: null, stores: [] })
+  useUserStore.persist.clearStorage()
+  useStoreStore.persist.clearStorage()
+  queryClient.clear()
+  await Promise.all(wipers.map(async (wipe) => wipe()))
+}
+
+/**
+ * On start, a session the device remembers is checked against the server (SPEC.md 4). Offline, or
+ * the server in trouble, it stays: only a server that says the sign-in is gone, or a user left with
+ * no stores, ends it.
+ */
+export async function refreshSession(): Promise<void> {
+  try {
+    const profile = await fetchProfile()
+    if (!profile) {
+      page.reload()
+      return
+    }
+    if (profile.stores.length === 0) {
+      await clearDevice()
+      page.reload()
+      return
+    }
+    applyProfile(profile, { keepSelection: true })
+  } catch (error) {
+    if (error instanceof OfflineError || error instanceof SessionEndedError) return
+    console.error(error)
+    if (error instanceof ApiError && error.status < 500) {
+      await clearDevice()
+      page.reload()
+    }
+  }
+}
+
+/**
+ * Follows a sign-out made in another tab (its cookies removed) within about 300 ms: through the
+ * Cookie Store API's change event where the browser has one, else by looking every 300 ms.
+ */
+export function watchForSignOutElsewhere(signedOut: () => void): () => void {
+  const check = () => {
+    if (useUserStore.getState().isLoggedIn && !getRefreshToken()) signedOut()
+  }
+  const cookieStore = (window as { cookieStore?: EventTarget }).cookieStore
+  if (cookieStore) {
+    cookieStore.addEventListener('change', check)
+    return () => cookieStore.removeEventListener('change', check)
+  }
+  const timer = window.setInterval(check, 300)
+  return () => window.clearInterval(timer)
+}

@@ -1,10 +1,30 @@
-import { createFileRoute, Outlet, redirect } from '@tanstack/react-router'
+import { createFileRoute, Outlet, redirect, useNavigate } from '@tanstack/react-router'
+import { LogoutButton } from '../features/auth/logout-button.tsx'
+import { StoreSwitcher } from '../features/stores/store-switcher.tsx'
 import { isLoggedIn } from '../lib/session.ts'
 
-// The one guard of the signed-in screens.
+// The one guard of the signed-in screens, and their shared header.
 export const Route = createFileRoute('/_authed')({
   beforeLoad: () => {
     if (!isLoggedIn()) throw redirect({ to: '/login', replace: true })
   },
-  component: Outlet,
+  component: SignedInLayout,
 })
+
+function SignedInLayout() {
+  const navigate = useNavigate()
+  return (
+    <div className="app">
+      <header className="app-header">
+        <StoreSwitcher />
+        <picture className="app-logo">
+          {/* On a phone the mark alone, so the store name keeps its room. */}
+          <source media="(max-width: 479px)" srcSet="/favicon.svg" width={32} height={32} />
+          <img src="/logo.svg" alt="Logo" width={148} height={32} />
+        </picture>
+        <LogoutButton onLoggedOut={() => navigate({ to: '/', replace: true })} />
+      </header>
+      <Outlet />
+    </div>
+  )
+}

@@ -1,4 +1,5 @@
-import { createFileRoute, redirect } from '@tanstack/react-router'
+import { createFileRoute, redirect, useNavigate } from '@tanstack/react-router'
+import { LoginForm } from '../features/auth/login-form.tsx'
 import { isLoggedIn } from '../lib/session.ts'
 
 export const Route = createFileRoute('/login')({
@@ -9,12 +10,16 @@ export const Route = createFileRoute('/login')({
 })
 
 function LoginPage() {
+  const navigate = useNavigate()
   return (
-    <main>
-      <label>
-        휴대폰 번호
-        <input type="tel" inputMode="numeric" placeholder="01012345678" />
-      </label>
-    </main>
+    <div className="login-page">
+      <header className="login-header">
+        <img src="/logo.svg" alt="Logo" width={148} height={32} />
+      </header>
+      <main className="login-main">
+        <h1 className="visually-hidden">로그인</h1>
+        <LoginForm onSignedIn={() => navigate({ to: '/', replace: true })} />
+      </main>
+    </div>
   )
 }

@@ -1,0 +1,41 @@
+import { useCallback, useEffect, useState } from 'react'
+
+/** SPEC.md 9: the verification countdown, 180 seconds, ticking every second. */
+export const codeSeconds = 180
+
+/** `03 : 00` down to `00 : 01` (DECISIONS.md). */
+export function countdownLabel(seconds: number) {
+  const minutes = Math.floor(seconds / 60)
+  return `${String(minutes).padStart(2, '0')} : ${String(seconds % 60).padStart(2, '0')}`
+}
+
+/**
+ * A countdown that ticks once a second. It counts from a deadline, not from ticks, so a phone that
+ * slept or a throttled background tab still shows the right time.
+ */
+export function useCountdown(seconds = codeSeconds) {
+  const [deadline, setDeadline] = useState<number | null>(null)
+  const [remaining, setRemaining] = useState(0)
+
+  useEffect(() => {
+    if (deadline === null) return
+    const tick = () => {
+      const left = Math.max(0, Math.ceil((deadline - Date.now()) / 1000))
+      setRemaining(left)
+      if (left === 0) setDeadline(null)
+    }
+    tick()
+    const timer = window.setInterval(tick, 1000)
+    return () => window.clearInterval(timer)
+  }, [deadline])
+
+  const start = useCallback(() => {
+    setDeadline(Date.now() + seconds * 1000)
+    setRemaining(seconds)
+  }, [seconds])
+  const reset = useCallback(() => {
+    setDeadline(null)
+    setRemaining(0)
+  }, [])
+  return { running: deadline !== null, remaining, start, reset }
+}

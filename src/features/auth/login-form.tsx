@@ -1,0 +1,84 @@
+// The two steps of SPEC.md 2: the phone number with 'get verification code', then the code with
+// 'Login'. One step is active at a time; Enter in a field presses its button.
+import { type FormEvent, useRef, useState } from 'react'
+import { countdownLabel, useCountdown } from './countdown.ts'
+import { isCodeComplete, isPhoneComplete, requestCode, signIn } from './sign-in.ts'
+
+/** SPEC.md 9: focus moves to the code field 9 ms after a code was requested. */
+const focusDelayMs = 9
+
+export function LoginForm({ onSignedIn }: { onSignedIn(): void }) {
+  const [phone, setPhone] = useState('')
+  const [code, setCode] = useState('')
+  const [busy, setBusy] = useState(false)
+  const countdown = useCountdown()
+  const codeInput = useRef<HTMLInputElement>(null)
+
+  // DECISIONS.md: a full number and no countdown running; then a running countdown and 4 digits.
+  const canRequest = isPhoneComplete(phone) && !countdown.running && !busy
+  const canSignIn = countdown.running && isCodeComplete(code) && !busy
+
+  async function onRequestCode(event: FormEvent) {
+    event.preventDefault()
+    if (!canRequest) return
+    setBusy(true)
+    const sent = await requestCode(phone)
+    setBusy(false)
+    if (!sent) return
+    countdown.start()
+    window.setTimeout(() => codeInput.current?.focus(), focusDelayMs)
+  }
+
+  async function onSignIn(event: FormEvent) {
+    event.preventDefault()
+    if (!canSignIn) return
+    setBusy(true)
+    const signedIn = await signIn(phone, code)
+    setBusy(false)
+    if (signedIn) onSignedIn()
+  }
+
+  return (
+    <div className="login-box">
+      <form className="login-step" onSubmit={onRequestCode} noValidate>
+        <label htmlFor="phone">휴대폰 번호</label>
+        <input
+          id="phone"
+          name="phone"
+          type="tel"
+          inputMode="numeric"
+          autoComplete="tel"
+          placeholder="01012345678"
+          maxLength={13}
+          value={phone}
+          disabled={countdown.running}
+          onChange={(event) => setPhone(event.currentTarget.value)}
+        />
+        <button type="submit" className="wide-button" disabled={!canRequest}>
+          {countdown.running ? countdownLabel(countdown.remaining) : 'get verification code'}
+        </button>
+      </form>
+      <form className="login-step" onSubmit={onSignIn} noValidate>
+        <label htmlFor="code">인증번호</label>
+        <input
+          id="code"
+          name="code"
+          ref={codeInput}
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          placeholder="0000"
+          maxLength={4}
+          value={code}
+          disabled={!countdown.running}
+          onChange={(event) => setCode(event.currentTarget.value)}
+        />
+        <button type="submit" className="wide-button" disabled={!canSignIn}>
+          Login
+        </button>
+      </form>
+      <p className="visually-hidden" role="status">
+        {countdown.running ? '인증번호를 보냈습니다. 3분 안에 입력해 주세요.' : ''}
+      </p>
+    </div>
+  )
+}

@@ -1,0 +1,90 @@
+import { useCallback, useEffect, useRef, useState } from 'react'
+import { useDismiss } from '../../lib/use-dismiss.ts'
+import { highlightedMonth, type Period, periodLabel, stepMonth } from './period.ts'
+
+const months = Array.from({ length: 12 }, (_, index) => index + 1)
+
+export function MonthNavigator({ period, onChange }: { period: Period; onChange(period: Period): void }) {
+  const [open, setOpen] = useState(false)
+  const [shownYear, setShownYear] = useState(period.year)
+  const container = useRef<HTMLElement>(null)
+  const opener = useRef<HTMLButtonElement>(null)
+  const picker = useRef<HTMLDivElement>(null)
+  const close = useCallback(() => setOpen(false), [])
+  useDismiss(container, opener, open, close)
+
+  // Opening moves focus into the picker, onto the selected month when it is shown.
+  useEffect(() => {
+    if (!open) return
+    const target = picker.current?.querySelector<HTMLButtonElement>('[aria-current="date"]')
+    ;(target ?? picker.current?.querySelector<HTMLButtonElement>('button'))?.focus()
+  }, [open])
+
+  const toggle = () => {
+    setShownYear(period.year)
+    setOpen((wasOpen) => !wasOpen)
+  }
+  const pick = (month: number) => {
+    onChange({ year: shownYear, month })
+    setOpen(false)
+    opener.current?.focus()
+  }
+  const highlighted = highlightedMonth(shownYear, period)
+
+  return (
+    <nav className="month-nav" ref={container} aria-label="조회 기간">
+      <button
+        type="button"
+        className="month-step"
+        aria-label="이전 달"
+        onClick={() => onChange(stepMonth(period, -1))}
+      >
+        ‹
+      </button>
+      <button
+        type="button"
+        ref={opener}
+        className="month-label"
+        aria-haspopup="dialog"
+        aria-expanded={open}
+        onClick={toggle}
+      >
+        {periodLabel(period)}
+      </button>
+      <button
+        type="button"
+        className="month-step"
+        aria-label="다음 달"
+        onClick={() => onChange(stepMonth(period, 1))}
+      >
+        ›
+      </button>
+      {open && (
+        <div className="month-picker" role="dialog" aria-label="연도와 월 선택" ref={picker}>
+          <div className="year-stepper">
+            <button type="button" aria-label="이전 해" onClick={() => setShownYear((year) => year - 1)}>
+              ‹
+            </button>
+            <span aria-live="polite">{shownYear}년</span>
+            <button type="button" aria-label="다음 해" onClick={() => setShownYear((year) => year + 1)}>
+              ›
+            </button>
+          </div>
+          <div className="month-grid">
+            {months.map((month) => (
+              <button
+                type="button"
+                key={month}
+                className={month === highlighted ? 'month is-selected' : 'month'}
+                aria-current={month === highlighted ? 'date' : undefined}
+                onClick={() => pick(month)}
+              >
+                {month}월
+              </button>
+            ))}
+          </div>
+        </div>
+      )}
+    </nav>
+  )
+}

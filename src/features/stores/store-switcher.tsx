@@ -1,0 +1,74 @@
+// SPEC.md 2: the current store's first image and name; a dropdown of every store the user may see.
+import { useCallback, useEffect, useRef, useState } from 'react'
+import type { Store } from '../../../contract/api.ts'
+import { imageUrl } from '../../config.ts'
+import { useStoreStore } from '../../lib/session.ts'
+import { useDismiss } from '../../lib/use-dismiss.ts'
+
+function Thumbnail({ store }: { store: Store }) {
+  const [first] = store.images
+  return first ? (
+    <img className="store-thumb" src={imageUrl(first)} alt="" width={32} height={32} />
+  ) : (
+    <span className="store-thumb store-thumb-initial" aria-hidden="true">
+      {store.name.slice(0, 1)}
+    </span>
+  )
+}
+
+export function StoreSwitcher() {
+  const store = useStoreStore((state) => state.store)
+  const stores = useStoreStore((state) => state.stores)
+  const setStore = useStoreStore((state) => state.setStore)
+  const [open, setOpen] = useState(false)
+  const container = useRef<HTMLDivElement>(null)
+  const opener = useRef<HTMLButtonElement>(null)
+  const list = useRef<HTMLUListElement>(null)
+  const close = useCallback(() => setOpen(false), [])
+  useDismiss(container, opener, open, close)
+
+  useEffect(() => {
+    if (open) list.current?.querySelector<HTMLButtonElement>('[aria-current="true"]')?.focus()
+  }, [open])
+
+  if (!store) return <div className="store-switcher" />
+  return (
+    <div className="store-switcher" ref={container}>
+      <button
+        type="button"
+        ref={opener}
+        className="store-current"
+        aria-haspopup="true"
+        aria-expanded={open}
+        aria-label={`매장: ${store.name} (매장 바꾸기)`}
+        onClick={() => setOpen((wasOpen) => !wasOpen)}
+      >
+        <Thumbnail store={store} />
+        <span className="store-name">{store.name}</span>
+        <span className="caret" aria-hidden="true">
+          ▾
+        </span>
+      </button>
+      {open && (
+        <ul className="store-menu" ref={list} aria-label="매장 목록">
+          {stores.map((option) => (
+            <li key={option.id}>
+              <button
+                type="button"
+                aria-current={option.id === store.id ? 'true' : undefined}
+                onClick={() => {
+                  setStore(option)
+                  setOpen(false)
+                  opener.current?.focus()
+                }}
+              >
+                <Thumbnail store={option} />
+                <span>{option.name}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  )
+}

@@ -1,0 +1,21 @@
+// Runs bucketing off the main thread: it receives the response bytes (transferred, not copied) and
+// answers with the buckets only.
+import { type Buckets, bucketUsage } from './bucket.ts'
+
+export interface BucketRequest {
+  id: number
+  bytes: ArrayBuffer
+  year: number
+}
+
+export type BucketReply = { id: number; buckets: Buckets } | { id: number; error: string }
+
+self.onmessage = ({ data }: MessageEvent<BucketRequest>) => {
+  let reply: BucketReply
+  try {
+    reply = { id: data.id, buckets: bucketUsage(data.bytes, data.year) }
+  } catch (error) {
+    reply = { id: data.id, error: error instanceof Error ? error.message : String(error) }
+  }
+  self.postMessage(reply)
+}

@@ -1,0 +1,96 @@
+import { readFileSync, statSync } from 'node:fs'
+import type { APIRequestContext, BrowserContext, Page } from '@playwright/test'
+import { expect } from './fixtures.ts'
+
+export const owner = '01012345678'
+export const staff = '01022223333'
+export const noStores = '01000000000'
+
+const serverLog = () => {
+  const file = process.env.E2E_SERVER_LOG
+  if (!file) throw new Error('E2E_SERVER_LOG is not set')
+  return file
+}
+
+/** Where the server's output ends now; codes sent after this point are read from here on. */
+export const logMark = () => statSync(serverLog()).size
+
+/** The code in the first `SMS to <phone>: ...` line the server printed after `mark`. */
+export async function readCode(phone: string, mark: number): Promise<string> {
+  for (let waited = 0; waited < 10_000; waited += 100) {
+    const text = readFileSync(serverLog()).subarray(mark).toString('utf8')
+    const code = text.match(new RegExp(`SMS to ${phone}: .*?\\b(\\d{4})\\b`))?.[1]
+    if (code) return code
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`no SMS to ${phone} in the server output`)
+}
+
+/** Every dialog the page opens, accepted (or dismissed, for confirms when told so). */
+export function recordDialogs(page: Page, { confirm = true } = {}) {
+  const messages: string[] = []
+  page.on('dialog', (dialog) => {
+    messages.push(dialog.message())
+    void (dialog.type() === 'confirm' && !confirm ? dialog.dismiss() : dialog.accept())
+  })
+  return messages
+}
+
+/** Signs in through the login screen as a person would, reading the code from the server's console SMS. */
+export async function signIn(page: Page, phone = owner) {
+  await page.goto('/login')
+  await page.getByLabel('휴대폰 번호').fill(phone)
+  const mark = logMark()
+  await page.getByRole('button', { name: 'get verification code' }).click()
+  const code = await readCode(phone, mark)
+  await expect(page.getByLabel('인증번호')).toBeFocused()
+  await page.getByLabel('인증번호').fill(code)
+  await page.getByRole('button', { name: 'Login' }).click()
+}
+
+export async function accessToken(context: BrowserContext) {
+  const cookie = (await context.cookies()).find((c) => c.name === 'accessToken')
+  if (!cookie) throw new Error('no accessToken cookie')
+  return cookie.value
+}
+
+export interface ServerSums {
+  year: number
+  months: number[]
+}
+
+/** The sums of the server's own records of a store and UTC year, straight from the API. */
+export async function serverSums(
+  request: APIRequestContext,
+  context: BrowserContext,
+  storeId: number,
+  year: number,
+) {
+  const response = await request.get(`/api/v0/store/${storeId}/usage?year=${year}`, {
+    headers: { authorization: `Bearer ${await accessToken(context)}` },
+  })
+  expect(response.status()).toBe(200)
+  const { usages } = (await response.json()) as { usages: { createdAt: string; amount: number }[] }
+  const months = Array<number>(12).fill(0)
+  for (const { createdAt, amount } of usages) {
+    const month = new Date(createdAt).getUTCMonth()
+    months[month] = (months[month] ?? 0) + amount
+  }
+  return { year: months.reduce((a, b) => a + b, 0), months }
+}
+
+export const won = (amount: number) => `${new Intl.NumberFormat('ko-KR').format(amount)}원`
+
+/** The figures the sales screen shows. */
+export async function shownTotals(page: Page) {
+  return {
+    year: (await page.getByTestId('year-total').textContent()) ?? '',
+    month: (await page.getByTestId('month-total').textContent()) ?? '',
+  }
+}
+
+/** Waits until the screen shows current (not dimmed, not loading) figures. */
+export async function figuresSettled(page: Page) {
+  await expect(page.locator('.sales-figures')).not.toHaveClass(/is-stale/)
+  await expect(page.locator('.sales-figures')).toHaveAttribute('aria-busy', 'false')
+}

@@ -1,0 +1,27 @@
+import { expect, test } from './fixtures.ts'
+import { figuresSettled, signIn } from './helpers.ts'
+
+// Pictures of the two screens for a person to look at: test-results/screenshots/.
+for (const width of [360, 1280]) {
+  test(`login and sales screens at ${width} px fit the width`, async ({ page }) => {
+    await page.setViewportSize({ width, height: 800 })
+    await page.goto('/login')
+    await expect(page.getByRole('button', { name: 'get verification code' })).toBeVisible()
+    await page.screenshot({ path: `test-results/screenshots/login-${width}.png`, fullPage: true })
+    await signIn(page)
+    await figuresSettled(page)
+    await page.waitForTimeout(300)
+    await page.screenshot({ path: `test-results/screenshots/sales-${width}.png`, fullPage: true })
+    // Nothing sticks out sideways, and the header's three parts do not overlap.
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+    expect(overflow).toBeLessThanOrEqual(0)
+    const [store, logo, logout] = await Promise.all(
+      ['.store-current', '.app-logo', '.logout-button'].map((selector) =>
+        page.locator(selector).boundingBox(),
+      ),
+    )
+    if (!store || !logo || !logout) throw new Error('header parts missing')
+    expect(store.x + store.width).toBeLessThanOrEqual(logo.x)
+    expect(logo.x + logo.width).toBeLessThanOrEqual(logout.x)
+  })
+}

@@ -1,0 +1,95 @@
+import { expect, test } from './fixtures.ts'
+import { figuresSettled, recordDialogs, signIn } from './helpers.ts'
+
+test('logout asks, tells, forgets the session on this device and on the server', async ({
+  page,
+  context,
+  request,
+}) => {
+  const dialogs = recordDialogs(page)
+  await signIn(page)
+  await figuresSettled(page)
+  const refresh = (await context.cookies()).find((c) => c.name === 'refreshToken')?.value
+  await page.getByRole('button', { name: 'Logout' }).click()
+  await expect(page).toHaveURL(/\/login$/)
+  expect(dialogs).toEqual(['Do you want to log out?', 'You have been logged out.'])
+  expect(await context.cookies()).toEqual([])
+  const stored = await page.evaluate(() => Object.keys(localStorage))
+  expect(stored).not.toContain('user-sotre')
+  expect(stored).not.toContain('store-store')
+  // The server ended that sign-in: its refresh token no longer works.
+  await expect.poll(async () => (await request.get(`/api/v0/user/sign?token=${refresh}`)).status()).toBe(401)
+})
+
+test('logout can be cancelled', async ({ page }) => {
+  const dialogs = recordDialogs(page, { confirm: false })
+  await signIn(page)
+  await page.getByRole('button', { name: 'Logout' }).click()
+  await expect.poll(() => dialogs).toEqual(['Do you want to log out?'])
+  await expect(page).toHaveURL(/\/$/)
+  await expect(page.getByTestId('year-total')).toBeVisible()
+})
+
+test('an expired access token is refreshed without the user noticing', async ({ page, context }) => {
+  const dialogs = recordDialogs(page)
+  await signIn(page)
+  await figuresSettled(page)
+  const before = await context.cookies()
+  const refreshBefore = before.find((c) => c.name === 'refreshToken')?.value
+  // A token the server no longer accepts (as after its 15 minutes).
+  await context.addCookies([
+    { name: 'accessToken', value: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.invalid', url: page.url() },
+  ])
+  const refreshed = page.waitForResponse(
+    (r) => r.url().includes('/api/v0/user/sign?token=') && r.status() === 200,
+  )
+  await page.reload()
+  await refreshed
+  await figuresSettled(page)
+  await expect(page).toHaveURL(/\/$/)
+  expect(dialogs).toEqual([])
+  const after = await context.cookies()
+  expect(after.find((c) => c.name === 'refreshToken')?.value).not.toBe(refreshBefore)
+  expect(after.find((c) => c.name === 'accessToken')?.value).not.toContain('invalid')
+})
+
+test('a sign-in the server has ended logs the device out', async ({ page, context, request }) => {
+  await signIn(page)
+  await figuresSettled(page)
+  const refresh = (await context.cookies()).find((c) => c.name === 'refreshToken')?.value
+  await request.delete(`/api/v0/user/sign?token=${refresh}`)
+  await context.addCookies([
+    { name: 'accessToken', value: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.invalid', url: page.url() },
+  ])
+  await page.reload()
+  await expect(page).toHaveURL(/\/login$/)
+  expect(await context.cookies()).toEqual([])
+})
+
+test("another tab's logout is followed within a moment", async ({ context }) => {
+  const first = await context.newPage()
+  recordDialogs(first)
+  await signIn(first)
+  await figuresSettled(first)
+  const second = await context.newPage()
+  await second.goto('/')
+  await expect(second.getByTestId('year-total')).toBeVisible()
+  await first.getByRole('button', { name: 'Logout' }).click()
+  await expect(first).toHaveURL(/\/login$/)
+  const loggedOutAt = Date.now()
+  await expect(second).toHaveURL(/\/login$/, { timeout: 2000 })
+  expect(Date.now() - loggedOutAt).toBeLessThan(1500)
+})
+
+test('the selected store and period survive a reload', async ({ page }) => {
+  await signIn(page)
+  await figuresSettled(page)
+  await page.getByRole('button', { name: /매장 바꾸기/ }).click()
+  await page.getByRole('button', { name: '하얀 셀프빨래방 대치점', exact: true }).click()
+  await page.getByRole('button', { name: '이전 달' }).click()
+  const label = await page.getByRole('button', { name: /^\d{4}년 \d{1,2}월$/ }).textContent()
+  await figuresSettled(page)
+  await page.reload()
+  await expect(page.getByRole('button', { name: /매장: 하얀 셀프빨래방 대치점/ })).toBeVisible()
+  await expect(page.getByRole('button', { name: /^\d{4}년 \d{1,2}월$/ })).toHaveText(label ?? '')
+})

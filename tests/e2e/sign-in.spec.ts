@@ -1,0 +1,100 @@
+import { expect, test } from './fixtures.ts'
+import { logMark, noStores, owner, readCode, recordDialogs, signIn } from './helpers.ts'
+
+test('signs in with a phone number and the code from the SMS, and lands on the sales screen', async ({
+  page,
+}) => {
+  const dialogs = recordDialogs(page)
+  await page.goto('/')
+  await expect(page).toHaveURL(/\/login$/)
+  await expect(page.getByRole('img', { name: 'Logo' })).toBeVisible()
+  const phone = page.getByLabel('휴대폰 번호')
+  const code = page.getByLabel('인증번호')
+  const request = page.getByRole('button', { name: 'get verification code' })
+  const login = page.getByRole('button', { name: 'Login' })
+  await expect(phone).toHaveAttribute('placeholder', '01012345678')
+  await expect(code).toHaveAttribute('placeholder', '0000')
+  await expect(request).toBeDisabled()
+  await expect(code).toBeDisabled()
+  await expect(login).toBeDisabled()
+
+  await phone.fill('010-1234-5678')
+  await expect(request).toBeEnabled()
+  const mark = logMark()
+  await phone.press('Enter')
+  await expect(page.getByRole('button', { name: /^0[23] : \d\d$/ })).toBeVisible()
+  await expect(phone).toBeDisabled()
+  await expect(code).toBeFocused()
+  await expect(page.getByRole('button', { name: /^0[23] : \d\d$/ })).toHaveText(/^02 : 5\d$/, {
+    timeout: 3000,
+  })
+
+  await code.fill(await readCode(owner, mark))
+  await code.press('Enter')
+  await expect(page).toHaveURL(/\/$/)
+  await expect(page.getByRole('button', { name: /매장: 행복빨래방 역삼점/ })).toBeVisible()
+  await expect(page.getByRole('button', { name: 'Logout' })).toBeVisible()
+  expect(dialogs).toEqual([])
+  const cookies = (await page.context().cookies()).map((cookie) => cookie.name).sort()
+  expect(cookies).toEqual(['accessToken', 'refreshToken'])
+})
+
+test('the buttons are 360 by 30 px: blue when enabled, grey with a not-allowed cursor when not', async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 1280, height: 800 })
+  await page.goto('/login')
+  const request = page.getByRole('button', { name: 'get verification code' })
+  expect(await request.boundingBox()).toMatchObject({ width: 360, height: 30 })
+  const disabled = await request.evaluate((el) => getComputedStyle(el))
+  expect(disabled.cursor).toBe('not-allowed')
+  expect(disabled.backgroundColor).toBe('rgb(228, 232, 238)')
+  await page.getByLabel('휴대폰 번호').fill('01012345678')
+  const enabled = await request.evaluate((el) => getComputedStyle(el).backgroundColor)
+  expect(enabled).toBe('rgb(22, 119, 255)')
+})
+
+test("refuses an account without stores: 'You do not have permission', and stays signed out", async ({
+  page,
+}) => {
+  const dialogs = recordDialogs(page)
+  await signIn(page, noStores)
+  await expect.poll(() => dialogs).toEqual(['You do not have permission'])
+  await expect(page).toHaveURL(/\/login$/)
+  await expect(page.getByLabel('휴대폰 번호')).toBeEnabled()
+  expect(await page.context().cookies()).toEqual([])
+  await page.goto('/')
+  await expect(page).toHaveURL(/\/login$/)
+})
+
+test("a wrong code shows the server's message and the login screen starts again", async ({ page }) => {
+  const dialogs = recordDialogs(page)
+  await page.goto('/login')
+  await page.getByLabel('휴대폰 번호').fill(owner)
+  const mark = logMark()
+  await page.getByRole('button', { name: 'get verification code' }).click()
+  const right = await readCode(owner, mark)
+  await page.getByLabel('인증번호').fill(right === '0000' ? '0001' : '0000')
+  await page.getByRole('button', { name: 'Login' }).click()
+  await expect.poll(() => dialogs).toEqual(['인증번호가 일치하지 않습니다.'])
+  await expect(page.getByRole('button', { name: 'get verification code' })).toBeVisible()
+  await expect(page.getByLabel('휴대폰 번호')).toHaveValue('')
+})
+
+test('guards both ways: / needs a sign-in, /login is for signed-out users only', async ({ page }) => {
+  await page.goto('/')
+  await expect(page).toHaveURL(/\/login$/)
+  await expect(page.getByPlaceholder('01012345678')).toBeVisible()
+  await signIn(page)
+  await expect(page).toHaveURL(/\/$/)
+  await page.goto('/login')
+  await expect(page).toHaveURL(/\/$/)
+  await expect(page.getByTestId('year-total')).toBeVisible()
+})
+
+test('an unknown path shows a not-found view with a way home', async ({ page }) => {
+  await page.goto('/no/such/page')
+  await expect(page.getByRole('heading', { name: '페이지를 찾을 수 없습니다' })).toBeVisible()
+  await page.getByRole('link', { name: '처음 화면으로' }).click()
+  await expect(page).toHaveURL(/\/login$/)
+})

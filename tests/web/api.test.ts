@@ -1,0 +1,166 @@
+import Cookies from 'js-cookie'
+import { beforeEach, describe, expect, it, type Mock, vi } from 'vitest'
+import {
+  ApiError,
+  OfflineError,
+  onSessionEnded,
+  refreshFailedMessage,
+  request,
+  requestJson,
+  SessionEndedError,
+} from '../../src/lib/api.ts'
+import { page } from '../../src/lib/page.ts'
+import { type Call, fakeServer, json, offline } from './fake-server.ts'
+
+const profile = { user: { id: 1, name: '김사장', phone: '01012345678', image: null }, stores: [] }
+let sessionEnded: Mock<() => void>
+
+beforeEach(() => {
+  Cookies.set('accessToken', 'old-access', { path: '/' })
+  Cookies.set('refreshToken', 'refresh-1', { path: '/' })
+  sessionEnded = vi.fn<() => void>()
+  onSessionEnded(sessionEnded)
+  vi.spyOn(console, 'error').mockImplementation(() => {})
+})
+
+/** The profile answers 401 to any token but `valid`. */
+const guarded = (valid: string) => (call: Call) =>
+  call.authorization === `Bearer ${valid}`
+    ? json(200, profile)
+    : json(401, { message: '로그인이 만료되었습니다.' })
+
+describe('the fetch wrapper', () => {
+  it('sends the stored access token as a bearer header', async () => {
+    const server = fakeServer({ 'GET /api/v0/user': guarded('old-access') })
+    expect(await requestJson('/api/v0/user')).toEqual(profile)
+    expect(server.calls[0]?.authorization).toBe('Bearer old-access')
+  })
+
+  it('on a 401 refreshes once, stores the new tokens and retries the request once', async () => {
+    const server = fakeServer({
+      'GET /api/v0/user': guarded('new-access'),
+      'GET /api/v0/user/sign': () => json(200, { token: { access: 'new-access', refresh: 'refresh-2' } }),
+    })
+    expect(await requestJson('/api/v0/user')).toEqual(profile)
+    expect(server.calls.map((c) => `${c.method} ${c.path}`)).toEqual([
+      'GET /api/v0/user',
+      'GET /api/v0/user/sign',
+      'GET /api/v0/user',
+    ])
+    expect(server.calls[1]?.search.get('token')).toBe('refresh-1')
+    expect(server.calls[2]?.authorization).toBe('Bearer new-access')
+    expect(Cookies.get('accessToken')).toBe('new-access')
+    expect(Cookies.get('refreshToken')).toBe('refresh-2')
+  })
+
+  it('shares one refresh among concurrent 401s, and retries each request once', async () => {
+    let answerRefresh = () => {}
+    const refreshed = new Promise<void>((resolve) => {
+      answerRefresh = resolve
+    })
+    const server = fakeServer({
+      'GET /api/v0/user': guarded('new-access'),
+      'GET /api/v0/store/1/usage': (call) =>
+        call.authorization === 'Bearer new-access' ? json(200, { usages: [] }) : json(401, { message: 'x' }),
+      'GET /api/v0/user/sign': async () => {
+        await refreshed
+        return json(200, { token: { access: 'new-access', refresh: 'refresh-2' } })
+      },
+    })
+    const answers = Promise.all([
+      requestJson('/api/v0/user'),
+      requestJson('/api/v0/store/1/usage?year=2026'),
+      requestJson('/api/v0/user'),
+    ])
+    await vi.waitFor(() => expect(server.count('GET /api/v0/user/sign')).toBe(1))
+    answerRefresh()
+    expect(await answers).toEqual([profile, { usages: [] }, profile])
+    expect(server.count('GET /api/v0/user/sign')).toBe(1)
+    expect(server.count('GET /api/v0/user')).toBe(4)
+    expect(server.count('GET /api/v0/store/1/usage')).toBe(2)
+  })
+
+  it('retries at most once: a second 401 ends the session', async () => {
+    const server = fakeServer({
+      'GET /api/v0/user': () => json(401, { message: '로그인이 만료되었습니다.' }),
+      'GET /api/v0/user/sign': () => json(200, { token: { access: 'new-access', refresh: 'refresh-2' } }),
+    })
+    await expect(request('/api/v0/user')).rejects.toThrow(SessionEndedError)
+    expect(server.calls).toHaveLength(3)
+    expect(sessionEnded).toHaveBeenCalledTimes(1)
+  })
+
+  it("without a refresh token, rejects with 'Failed to obtain new access token.' and logs it", async () => {
+    Cookies.remove('refreshToken', { path: '/' })
+    const server = fakeServer({ 'GET /api/v0/user': guarded('never') })
+    const error = await request('/api/v0/user').catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(Error)
+    expect((error as Error).message).toBe(refreshFailedMessage)
+    expect(console.error).toHaveBeenCalledWith(error)
+    expect(server.count('GET /api/v0/user/sign')).toBe(0)
+    expect(sessionEnded).toHaveBeenCalledTimes(1)
+  })
+
+  it("rejects with 'Failed to obtain new access token.' when the exchange yields no access token", async () => {
+    fakeServer({
+      'GET /api/v0/user': guarded('never'),
+      'GET /api/v0/user/sign': () => json(200, { token: {} }),
+    })
+    await expect(request('/api/v0/user')).rejects.toThrow(refreshFailedMessage)
+    expect(console.error).toHaveBeenCalled()
+  })
+
+  it('ends the session when the server refuses the refresh token', async () => {
+    fakeServer({
+      'GET /api/v0/user': guarded('never'),
+      'GET /api/v0/user/sign': () => json(401, { message: '로그인 정보가 올바르지 않습니다.' }),
+    })
+    await expect(request('/api/v0/user')).rejects.toThrow(SessionEndedError)
+    expect(sessionEnded).toHaveBeenCalledTimes(1)
+  })
+
+  it('reloads the page when the exchange answers nothing', async () => {
+    const reload = vi.spyOn(page, 'reload').mockImplementation(() => {})
+    fakeServer({
+      'GET /api/v0/user': guarded('never'),
+      'GET /api/v0/user/sign': () => new Response(null, { status: 200 }),
+    })
+    await expect(request('/api/v0/user')).rejects.toThrow(refreshFailedMessage)
+    expect(reload).toHaveBeenCalledTimes(1)
+  })
+
+  it('does not refresh for public calls: their 401 is the answer', async () => {
+    const server = fakeServer({
+      'POST /api/v0/user/sign': () => json(401, { message: '인증번호가 일치하지 않습니다.' }),
+    })
+    const error = await request('/api/v0/user/sign', { method: 'POST', body: {}, auth: false }).catch(
+      (e: unknown) => e,
+    )
+    expect(error).toEqual(new ApiError(401, '인증번호가 일치하지 않습니다.'))
+    expect(server.calls).toHaveLength(1)
+    expect(server.calls[0]?.authorization).toBeNull()
+  })
+
+  it("passes the server's Korean message on in ApiError", async () => {
+    fakeServer({
+      'GET /api/v0/store/9/usage': () => json(403, { message: '이 매장의 매출을 볼 권한이 없습니다.' }),
+    })
+    await expect(request('/api/v0/store/9/usage?year=2026')).rejects.toEqual(
+      new ApiError(403, '이 매장의 매출을 볼 권한이 없습니다.'),
+    )
+  })
+
+  it('reports no answer at all as OfflineError, and keeps the session', async () => {
+    offline()
+    await expect(request('/api/v0/user')).rejects.toThrow(OfflineError)
+    expect(sessionEnded).not.toHaveBeenCalled()
+    expect(Cookies.get('refreshToken')).toBe('refresh-1')
+  })
+
+  it('an empty answer is undefined', async () => {
+    fakeServer({ 'PUT /api/v0/user/phone': () => new Response(null, { status: 200 }) })
+    expect(
+      await requestJson('/api/v0/user/phone', { method: 'PUT', body: { phone: '01012345678' } }),
+    ).toBeUndefined()
+  })
+})

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest'
+import { currentPeriod, highlightedMonth, periodLabel, stepMonth } from '../../src/features/sales/period.ts'
+
+describe('the selected period', () => {
+  it('steps forward from December to January of the next year', () => {
+    expect(stepMonth({ year: 2026, month: 12 }, 1)).toEqual({ year: 2027, month: 1 })
+  })
+
+  it('steps back from January to December of the previous year', () => {
+    expect(stepMonth({ year: 2026, month: 1 }, -1)).toEqual({ year: 2025, month: 12 })
+  })
+
+  it('steps within a year without changing it', () => {
+    expect(stepMonth({ year: 2026, month: 6 }, 1)).toEqual({ year: 2026, month: 7 })
+    expect(stepMonth({ year: 2026, month: 6 }, -1)).toEqual({ year: 2026, month: 5 })
+  })
+
+  it('highlights the selected month only while the dropdown shows the selected year', () => {
+    expect(highlightedMonth(2026, { year: 2026, month: 11 })).toBe(11)
+    expect(highlightedMonth(2025, { year: 2026, month: 11 })).toBeNull()
+    expect(highlightedMonth(2027, { year: 2026, month: 11 })).toBeNull()
+  })
+
+  it('defaults to this year and this month, 1 to 12', () => {
+    expect(currentPeriod(new Date(2026, 0, 15))).toEqual({ year: 2026, month: 1 })
+    expect(currentPeriod(new Date(2026, 11, 31))).toEqual({ year: 2026, month: 12 })
+  })
+
+  it('reads as `2026년 11월`', () => {
+    expect(periodLabel({ year: 2026, month: 11 })).toBe('2026년 11월')
+  })
+})
