@@ -1,15 +1,9 @@
-import { existsSync } from 'node:fs'
 import { defineConfig } from '@playwright/test'
+import { checkChrome, chromeArgs, chromePath } from './tests/e2e/browser.ts'
 
-// End-to-end tests drive Debian's Chromium (test tools cannot download browsers here) against the
-// built app served by the real server, which tests/e2e/global-setup.ts starts on a free port.
-const chromePath = process.env.CHROME_PATH ?? '/usr/bin/chromium'
-if (!existsSync(chromePath)) {
-  throw new Error(
-    `No Chromium at ${chromePath}. Install one with \`sudo apt-get install -y chromium\` (Debian/Ubuntu), ` +
-      'or set CHROME_PATH to a Chromium or Chrome executable.',
-  )
-}
+// End-to-end tests drive Debian's Chromium against the built app served by the real server, which
+// tests/e2e/global-setup.ts starts on a free port.
+checkChrome()
 
 export default defineConfig({
   testDir: 'tests/e2e',
@@ -27,18 +21,6 @@ export default defineConfig({
     locale: 'ko-KR',
     timezoneId: 'Asia/Seoul',
     trace: 'retain-on-failure',
-    launchOptions: {
-      executablePath: chromePath,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    },
+    launchOptions: { executablePath: chromePath, args: chromeArgs },
   },
 })

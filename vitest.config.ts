@@ -17,6 +17,7 @@ const postgres: TestProjectInlineConfiguration[] = process.env.DATABASE_URL
   : []
 
 export default defineConfig({
+  define: { __APP_VERSION__: JSON.stringify('test') },
   test: {
     projects: [
       {

@@ -1,4 +1,5 @@
 /// <reference types="vite/client" />
+/// <reference types="vite-plugin-pwa/react" />
 
 interface ImportMetaEnv {
   readonly VITE_API_BASE?: string
@@ -6,3 +7,6 @@ interface ImportMetaEnv {
   readonly VITE_SUPPORT_PHONE?: string
   readonly VITE_SUPPORT_EMAIL?: string
 }
+
+/** The app's version (package.json), which also invalidates the offline cache of older versions. */
+declare const __APP_VERSION__: string

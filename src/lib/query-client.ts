@@ -1,20 +1,56 @@
+// The query cache, and what of it is kept on the device for offline use: the sales buckets of each
+// (store, year) the user looked at, never raw records, never tokens.
+import { createAsyncStoragePersister } from '@tanstack/query-async-storage-persister'
 import { QueryClient } from '@tanstack/react-query'
-import { ApiError, SessionEndedError } from './api.ts'
+import { type PersistQueryClientOptions, removeOldestQuery } from '@tanstack/react-query-persist-client'
+import { ApiError, OfflineError, SessionEndedError } from './api.ts'
 
 const day = 24 * 60 * 60 * 1000
+/** How long figures stay available offline after they were last fetched. */
+const keptFor = 30 * day
 
-/** A refused request (4xx) or an ended session will not get better by asking again. */
-const worthRetrying = (failures: number, error: Error) =>
-  failures < 2 && !(error instanceof SessionEndedError) && !(error instanceof ApiError && error.status < 500)
+/**
+ * No answer at all is retried until there is one (the device may say it is online while it is not);
+ * a refused request (4xx) or an ended session will not get better by asking again.
+ */
+function worthRetrying(failures: number, error: Error) {
+  if (error instanceof OfflineError) return true
+  return (
+    failures < 2 &&
+    !(error instanceof SessionEndedError) &&
+    !(error instanceof ApiError && error.status < 500)
+  )
+}
+const retryDelay = (failures: number) => Math.min(1000 * 2 ** failures, 30_000)
 
 export const queryClient = new QueryClient({
   defaultOptions: {
     queries: {
       // Today's takings change through the day: a minute-old answer is refetched when looked at again.
       staleTime: 60_000,
-      gcTime: 7 * day,
+      // At least as long as the persisted copy, or restored figures would be dropped at once.
+      gcTime: keptFor,
       retry: worthRetrying,
+      retryDelay,
       refetchOnWindowFocus: true,
+      // Back online, figures shown from the device are fetched again even when not yet stale.
+      refetchOnReconnect: 'always',
     },
   },
 })
+
+export const persister = createAsyncStoragePersister({
+  storage: typeof window === 'undefined' ? undefined : window.localStorage,
+  key: 'laundry-sales-cache',
+  // A full storage drops the oldest figures rather than failing to save the newest.
+  retry: removeOldestQuery,
+})
+
+export const persistOptions: Omit<PersistQueryClientOptions, 'queryClient'> = {
+  persister,
+  maxAge: keptFor,
+  buster: __APP_VERSION__,
+  dehydrateOptions: {
+    shouldDehydrateQuery: (query) => query.queryKey[0] === 'usage' && query.state.status === 'success',
+  },
+}

@@ -6,7 +6,7 @@ import { persist } from 'zustand/middleware'
 import type { ProfileAnswer, Store, User } from '../../contract/api.ts'
 import { ApiError, OfflineError, requestJson, SessionEndedError } from './api.ts'
 import { page } from './page.ts'
-import { queryClient } from './query-client.ts'
+import { persister, queryClient } from './query-client.ts'
 import { getRefreshToken, removeTokens } from './tokens.ts'
 
 interface UserState {
@@ -65,15 +65,19 @@ export function applyProfile(profile: ProfileAnswer, { keepSelection }: { keepSe
 
 export const fetchProfile = () => requestJson<ProfileAnswer>('/api/v0/user')
 
-/** Extra things a sign-out must wipe (the offline caches register here). */
-const wipers: (() => Promise<unknown> | unknown)[] = []
-export function alsoWipeOnSignOut(wipe: () => Promise<unknown> | unknown) {
-  wipers.push(wipe)
+/** The service worker's runtime caches (pictures); the precached app shell holds nobody's data. */
+async function clearRuntimeCaches() {
+  if (typeof caches === 'undefined') return
+  const names = await caches.keys()
+  await Promise.all(
+    names.filter((name) => !name.startsWith('workbox-precache')).map((name) => caches.delete(name)),
+  )
 }
 
 /**
- * Forgets everything user-specific on this device: tokens, the two persisted stores, cached sales.
- * A shared store-front device must not show the previous user's figures.
+ * Forgets everything user-specific on this device: tokens, the two persisted stores, the figures kept
+ * for offline use and the cached pictures. A shared store-front device must not show the previous
+ * user's sales. Nothing here needs the network, so it works offline too.
  */
 export async function clearDevice() {
   removeTokens()
@@ -82,7 +86,7 @@ export async function clearDevice() {
   useUserStore.persist.clearStorage()
   useStoreStore.persist.clearStorage()
   queryClient.clear()
-  await Promise.all(wipers.map(async (wipe) => wipe()))
+  await Promise.all([persister.removeClient(), clearRuntimeCaches()])
 }
 
 /**

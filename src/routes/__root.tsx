@@ -1,5 +1,6 @@
 import type { QueryClient } from '@tanstack/react-query'
 import { createRootRouteWithContext, Outlet } from '@tanstack/react-router'
+import { UpdatePrompt } from '../pwa/update-prompt.tsx'
 import { NotFound, RouteError } from './-route-views.tsx'
 
 export interface RouterContext {
@@ -7,7 +8,12 @@ export interface RouterContext {
 }
 
 export const Route = createRootRouteWithContext<RouterContext>()({
-  component: Outlet,
+  component: () => (
+    <>
+      <Outlet />
+      <UpdatePrompt />
+    </>
+  ),
   errorComponent: RouteError,
   notFoundComponent: NotFound,
 })

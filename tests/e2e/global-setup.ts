@@ -1,17 +1,20 @@
 // Starts the real server (PGlite in a fresh temporary directory, demo data, console SMS) on a free
 // port, serving the built app, and stops it after the run. Tests find it through E2E_BASE_URL and
-// read sign-in codes from its output in E2E_SERVER_LOG.
+// read sign-in codes from its output in E2E_SERVER_LOG. It serves a copy of the build (E2E_WEB_DIR),
+// into which a test can deploy a new version.
 import { spawn } from 'node:child_process'
-import { createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 
 export default async function globalSetup() {
-  const webDir = path.resolve(process.env.E2E_WEB_DIR ?? 'dist')
-  if (!existsSync(path.join(webDir, 'index.html'))) {
-    throw new Error(`No built web app in ${webDir}: run \`npm run build\` first (npm test does).`)
+  const builtDir = path.resolve(process.env.E2E_BUILD_DIR ?? 'dist')
+  if (!existsSync(path.join(builtDir, 'index.html'))) {
+    throw new Error(`No built web app in ${builtDir}: run \`npm run build\` first (npm test does).`)
   }
   const dataDir = mkdtempSync(path.join(tmpdir(), 'laundry-e2e-'))
+  const webDir = path.join(dataDir, 'web')
+  cpSync(builtDir, webDir, { recursive: true })
   const logFile = path.join(dataDir, 'server.log')
   const log = createWriteStream(logFile)
   const env: NodeJS.ProcessEnv = {
@@ -53,6 +56,7 @@ export default async function globalSetup() {
   })
   process.env.E2E_BASE_URL = baseUrl
   process.env.E2E_SERVER_LOG = logFile
+  process.env.E2E_WEB_DIR = webDir
 
   return async () => {
     const exited = new Promise((resolve) => server.on('exit', resolve))

@@ -94,3 +94,30 @@ export async function figuresSettled(page: Page) {
   await expect(page.locator('.sales-figures')).not.toHaveClass(/is-stale/)
   await expect(page.locator('.sales-figures')).toHaveAttribute('aria-busy', 'false')
 }
+
+/** Resolves once a service worker is active for the page (it then answers the next navigation). */
+export async function serviceWorkerReady(page: Page) {
+  await page.evaluate(async () => {
+    await navigator.serviceWorker.ready
+  })
+}
+
+/** What the app keeps in local storage for offline use, parsed. */
+export async function persistedCache(page: Page) {
+  const text = await page.evaluate(() => localStorage.getItem('laundry-sales-cache'))
+  return text
+    ? (JSON.parse(text) as { clientState: { queries: { queryKey: unknown[]; state: { data: unknown } }[] } })
+    : null
+}
+
+/** Waits until the buckets of a store and year have been written to local storage (throttled by a second). */
+export async function persisted(page: Page, storeId: number, year: number) {
+  await expect
+    .poll(async () => {
+      const cache = await persistedCache(page)
+      return cache?.clientState.queries.some(
+        (q) => JSON.stringify(q.queryKey) === JSON.stringify(['usage', storeId, year]),
+      )
+    })
+    .toBe(true)
+}

@@ -1,0 +1,143 @@
+import type { Page } from '@playwright/test'
+import { expect, test } from './fixtures.ts'
+import {
+  figuresSettled,
+  owner,
+  persisted,
+  persistedCache,
+  recordDialogs,
+  serviceWorkerReady,
+  shownTotals,
+  signIn,
+} from './helpers.ts'
+
+const navigatorLabel = (page: Page) => page.getByRole('button', { name: /^\d{4}년 \d{1,2}월$/ })
+const offlineNotice = (page: Page) => page.getByText(/^오프라인 · \d{1,2}월 \d{1,2}일 \d\d:\d\d 기준$/)
+const unavailable = (page: Page) =>
+  page.getByRole('heading', { name: '오프라인에서는 볼 수 없는 기간입니다' })
+
+/** Signs in, waits for the figures, the service worker and the copy kept on the device. */
+async function signedInWithOfflineCopy(page: Page) {
+  await signIn(page)
+  await figuresSettled(page)
+  const year = Number((await navigatorLabel(page).textContent())?.slice(0, 4))
+  await serviceWorkerReady(page)
+  await persisted(page, 1, year)
+  return year
+}
+
+test('offline, a reload shows the same figures with the offline notice: no alert, no logout', async ({
+  page,
+  context,
+}) => {
+  const dialogs = recordDialogs(page)
+  await signedInWithOfflineCopy(page)
+  const online = await shownTotals(page)
+  const label = await navigatorLabel(page).textContent()
+  await expect(offlineNotice(page)).toBeHidden()
+  // What the device keeps is buckets per (store, year): no raw records, no tokens.
+  const kept = await persistedCache(page)
+  const buckets = kept?.clientState.queries.find((q) => q.queryKey[0] === 'usage')?.state.data
+  expect(buckets).toMatchObject({
+    months: expect.any(Array),
+    days: expect.any(Array),
+    total: expect.any(Number),
+  })
+  const keptText = JSON.stringify(kept)
+  expect(keptText).not.toContain('createdAt')
+  for (const cookie of await context.cookies()) expect(keptText).not.toContain(cookie.value)
+
+  await context.setOffline(true)
+  await page.reload()
+  await expect(page).toHaveURL(/\/$/)
+  await expect(navigatorLabel(page)).toHaveText(label ?? '')
+  await expect(offlineNotice(page)).toBeVisible()
+  expect(await shownTotals(page)).toEqual(online)
+  await page.screenshot({ path: 'test-results/screenshots/sales-offline.png' })
+  await expect(page.getByRole('button', { name: /매장: 행복빨래방 역삼점/ })).toBeVisible()
+  expect(dialogs).toEqual([])
+  expect((await context.cookies()).map((c) => c.name).sort()).toEqual(['accessToken', 'refreshToken'])
+})
+
+test('offline, a year never loaded is "not available offline"; back online it loads by itself', async ({
+  page,
+  context,
+}) => {
+  const year = await signedInWithOfflineCopy(page)
+  await context.setOffline(true)
+  await page.reload()
+  await expect(offlineNotice(page)).toBeVisible()
+
+  await navigatorLabel(page).click()
+  for (let i = 0; i < 3; i++) await page.getByRole('button', { name: '이전 해' }).click()
+  await page.getByRole('button', { name: '6월', exact: true }).click()
+  await expect(navigatorLabel(page)).toHaveText(`${year - 3}년 6월`)
+  await expect(unavailable(page)).toBeVisible()
+  await expect(page.getByTestId('year-total')).toBeHidden()
+  await page.screenshot({ path: 'test-results/screenshots/sales-unavailable-offline.png' })
+
+  const fetched = page.waitForRequest((r) => r.url().includes(`/usage?year=${year - 3}`))
+  await context.setOffline(false)
+  await fetched
+  await expect(unavailable(page)).toBeHidden()
+  await figuresSettled(page)
+  await expect(page.getByTestId('year-total')).toHaveText('0원')
+  await expect(offlineNotice(page)).toBeHidden()
+})
+
+test('back online, the notice goes and the figures are fetched again', async ({ page, context }) => {
+  const year = await signedInWithOfflineCopy(page)
+  await context.setOffline(true)
+  await page.reload()
+  await expect(offlineNotice(page)).toBeVisible()
+  const refetched = page.waitForResponse(
+    (r) => r.url().includes(`/store/1/usage?year=${year}`) && r.status() === 200,
+  )
+  await context.setOffline(false)
+  await refetched
+  await expect(offlineNotice(page)).toBeHidden()
+  await figuresSettled(page)
+})
+
+test('logging out offline wipes the device: cookies, stored state, kept figures and cached pictures', async ({
+  page,
+  context,
+}) => {
+  const dialogs = recordDialogs(page)
+  await signedInWithOfflineCopy(page)
+  // Once the service worker controls the page, the store pictures are cached too.
+  await page.reload()
+  await figuresSettled(page)
+  await expect
+    .poll(() =>
+      page.evaluate(
+        async () => (await caches.has('images')) && (await (await caches.open('images')).keys()).length,
+      ),
+    )
+    .toBeGreaterThan(0)
+
+  await context.setOffline(true)
+  await page.getByRole('button', { name: 'Logout' }).click()
+  await expect(page).toHaveURL(/\/login$/)
+  expect(dialogs).toEqual(['Do you want to log out?', 'You have been logged out.'])
+  await page.reload()
+  await expect(page.getByLabel('휴대폰 번호')).toBeVisible()
+
+  expect(await context.cookies()).toEqual([])
+  const storage = await page.evaluate(() => JSON.stringify({ ...localStorage }))
+  expect(storage).not.toContain('usage')
+  expect(storage).not.toContain(owner)
+  expect(storage).not.toContain('김사장')
+  expect(storage).not.toContain('역삼점')
+  // The persister may write an empty record after the wipe; it must hold no figures.
+  expect((await persistedCache(page))?.clientState.queries ?? []).toEqual([])
+  const cached = await page.evaluate(async () => {
+    const urls: string[] = []
+    for (const name of await caches.keys()) {
+      for (const request of await (await caches.open(name)).keys()) urls.push(`${name} ${request.url}`)
+    }
+    return urls
+  })
+  expect(cached.length).toBeGreaterThan(0)
+  expect(cached.filter((entry) => /\/api\/|\/images\/|^images /.test(entry))).toEqual([])
+})

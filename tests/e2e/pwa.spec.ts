@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import type { BrowserContext } from '@playwright/test'
+import { chromeArgs, chromePath } from './browser.ts'
+import { expect, test } from './fixtures.ts'
+import { serviceWorkerReady } from './helpers.ts'
+
+test('Chromium finds nothing in the way of installing the app', async ({ playwright, baseURL }) => {
+  // Installing needs a real profile: Playwright's usual contexts count as incognito.
+  const profile = mkdtempSync(path.join(tmpdir(), 'laundry-profile-'))
+  const context = await playwright.chromium.launchPersistentContext(profile, {
+    executablePath: chromePath,
+    args: chromeArgs,
+    baseURL,
+  })
+  try {
+    await checkInstallable(context)
+  } finally {
+    await context.close()
+    rmSync(profile, { recursive: true, force: true })
+  }
+})
+
+async function checkInstallable(context: BrowserContext) {
+  const page = context.pages()[0] ?? (await context.newPage())
+  await page.goto('/login')
+  await serviceWorkerReady(page)
+  const cdp = await context.newCDPSession(page)
+  const { installabilityErrors } = await cdp.send('Page.getInstallabilityErrors')
+  expect(installabilityErrors).toEqual([])
+  const { errors, data } = await cdp.send('Page.getAppManifest')
+  expect(errors).toEqual([])
+  const manifest = JSON.parse(data ?? '{}')
+  expect(manifest).toMatchObject({
+    lang: 'ko',
+    display: 'standalone',
+    start_url: '/',
+    theme_color: '#4db8ff',
+  })
+  expect(manifest.short_name).toMatch(/[가-힣]/)
+  const sizes = manifest.icons.map(
+    (icon: { sizes: string; purpose?: string }) => `${icon.sizes} ${icon.purpose ?? 'any'}`,
+  )
+  expect(sizes).toEqual(expect.arrayContaining(['192x192 any', '512x512 any', '512x512 maskable']))
+  for (const icon of manifest.icons as { src: string; sizes: string }[]) {
+    const response = await page.request.get(icon.src)
+    expect(response.headers()['content-type']).toBe('image/png')
+  }
+}
+
+test('a new version deployed while the app is open is announced, and accepting reloads into it', async ({
+  page,
+}) => {
+  const webDir = process.env.E2E_WEB_DIR
+  if (!webDir) throw new Error('E2E_WEB_DIR is not set')
+  const files = { html: path.join(webDir, 'index.html'), sw: path.join(webDir, 'sw.js') }
+  const original = { html: readFileSync(files.html, 'utf8'), sw: readFileSync(files.sw, 'utf8') }
+  try {
+    await page.goto('/login')
+    await serviceWorkerReady(page)
+    await page.reload()
+    await page.getByLabel('휴대폰 번호').fill('01012345678')
+
+    // Deploy: a changed page, and a service worker whose precache lists it with a new revision.
+    writeFileSync(
+      files.html,
+      original.html.replace('<head>', '<head>\n    <meta name="app-build" content="2" />'),
+    )
+    const revision = randomBytes(16).toString('hex')
+    const sw = original.sw.replace(/(\{url:"index\.html",revision:")[0-9a-f]+(")/, `$1${revision}$2`)
+    expect(sw).not.toBe(original.sw)
+    writeFileSync(files.sw, sw)
+
+    // The app looks for updates hourly and on returning to the foreground; here, now.
+    await page.evaluate(async () => {
+      await (await navigator.serviceWorker.getRegistration())?.update()
+    })
+    const prompt = page.getByRole('alertdialog', { name: '새 버전이 있습니다.' })
+    await expect(prompt).toBeVisible()
+    // Nothing was swapped silently: the old page, with what was typed, is still there.
+    await expect(page.getByLabel('휴대폰 번호')).toHaveValue('01012345678')
+    expect(await page.locator('meta[name="app-build"]').count()).toBe(0)
+
+    await prompt.getByRole('button', { name: '새로고침' }).click()
+    await expect(page.locator('meta[name="app-build"]')).toHaveAttribute('content', '2')
+    await expect(prompt).toBeHidden()
+  } finally {
+    writeFileSync(files.html, original.html)
+    writeFileSync(files.sw, original.sw)
+  }
+})
