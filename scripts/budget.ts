@@ -13,7 +13,7 @@ for (const [distDir, limits] of Object.entries(budget.gzipJsBytes)) {
   for (const [route, limit] of Object.entries(limits)) {
     const routeFiles = budget.routes[route]
     if (!routeFiles) throw new Error(`budget.json names no route files for ${route}`)
-    const size = screenSize(distDir, routeFiles)
+    const size = screenSize(distDir, routeFiles, budget.loadedAtStart)
     const ok = size.js.gzip <= limit
     if (!ok) over++
     console.log(

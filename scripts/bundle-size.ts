@@ -1,5 +1,6 @@
 // What the browser downloads for a screen, read from Vite's build manifest: the entry chunk, the
-// route's split chunks, and everything they import statically (dynamic imports load later, if ever).
+// route's split chunks, everything they import statically, and the workers they start (dynamic
+// imports load later, if ever).
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { brotliCompressSync, gzipSync, constants as zlib } from 'node:zlib'
@@ -8,6 +9,8 @@ interface ManifestChunk {
   file: string
   imports?: string[]
   css?: string[]
+  /** Files a chunk refers to by URL; a Web Worker's script is one of them. */
+  assets?: string[]
 }
 type Manifest = Record<string, ManifestChunk>
 
@@ -21,9 +24,9 @@ export function readManifest(distDir: string): Manifest {
   return JSON.parse(readFileSync(path.join(distDir, '.vite', 'manifest.json'), 'utf8'))
 }
 
-/** Manifest keys of a screen: the HTML entry plus every chunk split out of its route files. */
-function screenKeys(manifest: Manifest, routeFiles: string[]) {
-  const keys = ['index.html']
+/** Manifest keys of a screen: the HTML entry, what loads at start anyway, and every chunk split out of its route files. */
+function screenKeys(manifest: Manifest, routeFiles: string[], loadedAtStart: string[]) {
+  const keys = ['index.html', ...loadedAtStart]
   for (const routeFile of routeFiles) {
     const splits = Object.keys(manifest).filter(
       (key) => key === routeFile || key.startsWith(`${routeFile}?tsr-split`),
@@ -47,7 +50,7 @@ function sizes(distDir: string, files: string[]) {
   return { raw, gzip, brotli }
 }
 
-export function screenSize(distDir: string, routeFiles: string[]): ScreenSize {
+export function screenSize(distDir: string, routeFiles: string[], loadedAtStart: string[] = []): ScreenSize {
   const manifest = readManifest(distDir)
   const js = new Set<string>()
   const css = new Set<string>()
@@ -57,14 +60,17 @@ export function screenSize(distDir: string, routeFiles: string[]): ScreenSize {
     if (js.has(chunk.file)) return
     js.add(chunk.file)
     for (const file of chunk.css ?? []) css.add(file)
+    for (const file of chunk.assets ?? []) if (file.endsWith('.js')) js.add(file)
     for (const imported of chunk.imports ?? []) visit(imported)
   }
-  for (const key of screenKeys(manifest, routeFiles)) visit(key)
+  for (const key of screenKeys(manifest, routeFiles, loadedAtStart)) visit(key)
   return { files: [...js, ...css], js: sizes(distDir, [...js]), css: sizes(distDir, [...css]) }
 }
 
 export interface Budget {
   routes: Record<string, string[]>
+  /** Dynamic imports every page makes at start (manifest keys). */
+  loadedAtStart: string[]
   gzipJsBytes: Record<string, Record<string, number>>
 }
 

@@ -1,8 +1,9 @@
 // The query cache, and what of it is kept on the device for offline use: the sales buckets of each
 // (store, year) the user looked at, never raw records, never tokens.
+// Only the signed-in screens load this module (the login screen needs none of it).
 import { createAsyncStoragePersister } from '@tanstack/query-async-storage-persister'
-import { QueryClient } from '@tanstack/react-query'
-import { type PersistQueryClientOptions, removeOldestQuery } from '@tanstack/react-query-persist-client'
+import { onlineManager, QueryClient } from '@tanstack/react-query'
+import { persistQueryClient, removeOldestQuery } from '@tanstack/react-query-persist-client'
 import { ApiError, OfflineError, SessionEndedError } from './api.ts'
 
 const day = 24 * 60 * 60 * 1000
@@ -46,11 +47,20 @@ export const persister = createAsyncStoragePersister({
   retry: removeOldestQuery,
 })
 
-export const persistOptions: Omit<PersistQueryClientOptions, 'queryClient'> = {
+// The query client assumes it starts online; an app opened offline (from the service worker) must
+// know, so that going online counts as reconnecting and fetches what waited.
+if (typeof navigator !== 'undefined') onlineManager.setOnline(navigator.onLine)
+
+/**
+ * Restores the figures kept on the device, then keeps saving them. Route loaders await this before
+ * any query may fetch, so restoring and fetching never race.
+ */
+export const restored: Promise<void> = persistQueryClient({
+  queryClient,
   persister,
   maxAge: keptFor,
   buster: __APP_VERSION__,
   dehydrateOptions: {
     shouldDehydrateQuery: (query) => query.queryKey[0] === 'usage' && query.state.status === 'success',
   },
-}
+})[1]

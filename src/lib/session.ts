@@ -6,7 +6,6 @@ import { persist } from 'zustand/middleware'
 import type { ProfileAnswer, Store, User } from '../../contract/api.ts'
 import { ApiError, OfflineError, requestJson, SessionEndedError } from './api.ts'
 import { page } from './page.ts'
-import { persister, queryClient } from './query-client.ts'
 import { getRefreshToken, removeTokens } from './tokens.ts'
 
 interface UserState {
@@ -85,6 +84,9 @@ export async function clearDevice() {
   useStoreStore.setState({ store: null, stores: [] })
   useUserStore.persist.clearStorage()
   useStoreStore.persist.clearStorage()
+  // Loaded lazily: the login screen, which can end a session too, does not carry the query client.
+  const { queryClient, persister, restored } = await import('./query-client.ts')
+  await restored
   queryClient.clear()
   await Promise.all([persister.removeClient(), clearRuntimeCaches()])
 }

@@ -1,6 +1,8 @@
+import { QueryClientProvider } from '@tanstack/react-query'
 import { createFileRoute, Outlet, redirect, useNavigate } from '@tanstack/react-router'
 import { LogoutButton } from '../features/auth/logout-button.tsx'
 import { StoreSwitcher } from '../features/stores/store-switcher.tsx'
+import { queryClient } from '../lib/query-client.ts'
 import { isLoggedIn } from '../lib/session.ts'
 
 // The one guard of the signed-in screens, and their shared header.
@@ -24,7 +26,9 @@ function SignedInLayout() {
         </picture>
         <LogoutButton onLoggedOut={() => navigate({ to: '/', replace: true })} />
       </header>
-      <Outlet />
+      <QueryClientProvider client={queryClient}>
+        <Outlet />
+      </QueryClientProvider>
     </div>
   )
 }

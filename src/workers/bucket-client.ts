@@ -1,7 +1,8 @@
 // Hands usage bytes to the bucketing worker and resolves with its buckets. Where a worker cannot run
-// (an old browser, a test environment, a worker that failed to load), bucketing runs here instead.
-import { type Buckets, bucketUsage } from './bucket.ts'
+// (an old browser, a test environment, a worker that failed to load), bucketing runs here instead,
+// with the same code loaded on demand.
 import type { BucketReply, BucketRequest } from './bucket.worker.ts'
+import type { Buckets } from './buckets.ts'
 
 type Pending = { resolve(buckets: Buckets): void; reject(error: Error): void }
 
@@ -44,7 +45,7 @@ export function bucketInWorker(bytes: ArrayBuffer, year: number): Promise<Bucket
   return new Promise((resolve, reject) => {
     const target = worker
     if (!target) {
-      resolve(bucketUsage(bytes, year))
+      import('./bucket.ts').then(({ bucketUsage }) => resolve(bucketUsage(bytes, year)), reject)
       return
     }
     const id = nextId++

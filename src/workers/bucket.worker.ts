@@ -1,6 +1,7 @@
 // Runs bucketing off the main thread: it receives the response bytes (transferred, not copied) and
 // answers with the buckets only.
-import { type Buckets, bucketUsage } from './bucket.ts'
+import { bucketUsage } from './bucket.ts'
+import type { Buckets } from './buckets.ts'
 
 export interface BucketRequest {
   id: number

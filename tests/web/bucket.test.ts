@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { bucketUsage, emptyBuckets, exactParse, fastParse, utcDay } from '../../src/workers/bucket.ts'
+import { bucketUsage, exactParse, fastParse, utcDay } from '../../src/workers/bucket.ts'
+import { emptyBuckets } from '../../src/workers/buckets.ts'
 
 const bytes = (usages: unknown[]) => new TextEncoder().encode(JSON.stringify({ usages }))
 

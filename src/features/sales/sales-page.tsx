@@ -1,13 +1,12 @@
 // The sales screen below the header: month navigator, the year and month totals, and the two charts.
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
-import { format } from 'date-fns'
 import { useEffect, useMemo, useRef } from 'react'
 import { LineChart } from '../../charts/line-chart.tsx'
 import { OfflineError } from '../../lib/api.ts'
-import { compactNumber, won } from '../../lib/format.ts'
+import { compactNumber, dayAndTime, won } from '../../lib/format.ts'
 import { useOnline } from '../../lib/online.ts'
 import { useStoreStore } from '../../lib/session.ts'
-import { type Buckets, daysInMonth, emptyBuckets } from '../../workers/bucket.ts'
+import { type Buckets, daysInMonth, emptyBuckets } from '../../workers/buckets.ts'
 import { Footer } from './footer.tsx'
 import { MonthNavigator } from './month-navigator.tsx'
 import type { Period } from './period.ts'
@@ -73,7 +72,7 @@ function StoreSales({
         <MonthNavigator period={period} onChange={onPeriodChange} />
         {shown.offline && shown.fetchedAt !== undefined && (
           <p className="offline-notice" role="status">
-            오프라인 · {format(shown.fetchedAt, 'M월 d일 HH:mm')} 기준
+            오프라인 · {dayAndTime(shown.fetchedAt)} 기준
           </p>
         )}
         {shown.unavailableOffline ? (

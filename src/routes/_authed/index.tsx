@@ -2,6 +2,7 @@ import { createFileRoute } from '@tanstack/react-router'
 import { currentPeriod, type Period } from '../../features/sales/period.ts'
 import { SalesPage } from '../../features/sales/sales-page.tsx'
 import { usageQuery } from '../../features/sales/usage-query.ts'
+import { queryClient, restored } from '../../lib/query-client.ts'
 import { useStoreStore } from '../../lib/session.ts'
 
 /** The period lives in the address (`/?year=2026&month=11`), so a reload or Back keeps what was shown. */
@@ -21,10 +22,12 @@ function validateSearch(search: Record<string, unknown>): Partial<Period> {
 export const Route = createFileRoute('/_authed/')({
   validateSearch,
   loaderDeps: ({ search }) => ({ year: search.year ?? currentPeriod().year }),
-  // Start fetching while the screen's code loads; the page reads the same query.
-  loader: ({ context, deps }) => {
+  // The figures kept on the device first, then a fetch that runs while the screen's code loads; the
+  // page reads the same query.
+  loader: async ({ deps }) => {
+    await restored
     const store = useStoreStore.getState().store
-    if (store) void context.queryClient.prefetchQuery(usageQuery(store.id, deps.year))
+    if (store) void queryClient.prefetchQuery(usageQuery(store.id, deps.year))
   },
   component: SalesRoute,
 })
