@@ -14,6 +14,7 @@ import { createTokens, jwtSecret, type Tokens } from './plugins/tokens.ts'
 import { web } from './plugins/web.ts'
 import { storeRoutes } from './routes/store.ts'
 import { profileRoutes, signInRoutes } from './routes/user.ts'
+import { type UsageAnswers, usageAnswers } from './usage.ts'
 
 export interface AppOptions {
   config: Config
@@ -33,6 +34,7 @@ declare module 'fastify' {
     now: () => Date
     tokens: Tokens
     otp: Otp
+    usageAnswers: UsageAnswers
   }
   interface FastifyRequest {
     /** The signed-in user, set by the guard of the signed-in routes. */
@@ -85,6 +87,7 @@ export async function buildApp({ config, database, logStream, now = () => new Da
   app.decorate('now', now)
   app.decorate('tokens', createTokens(database.db, secret, now, config.limits))
   app.decorate('otp', createOtp(database.db, secret, now, config.limits, sms ?? smsFromConfig(config.sms)))
+  app.decorate('usageAnswers', usageAnswers(database.db))
   app.decorateRequest('userId', 0)
   app.addHook('onClose', () => database.close())
   app.setErrorHandler(handleError)

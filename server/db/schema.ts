@@ -116,8 +116,8 @@ export const refreshTokens = pgTable(
 )
 
 /**
- * A version for each (store, UTC year), bumped by a trigger (migration 0001) whenever usage records of
- * that year are inserted, changed or deleted, by any writer. It is the ETag of the year's answer and
+ * A version for each (store, UTC year), set from one ever-growing sequence by a trigger (migrations 0001,
+ * 0002) whenever usage records of that year are inserted, changed or deleted, by any writer. It is the ETag of the year's answer and
  * tells a server's in-memory copy of that answer when it is stale.
  */
 export const usageYears = pgTable(

@@ -29,8 +29,10 @@ export const queryClient = new QueryClient({
     queries: {
       // Today's takings change through the day: a minute-old answer is refetched when looked at again.
       staleTime: 60_000,
-      // At least as long as the persisted copy, or restored figures would be dropped at once.
-      gcTime: keptFor,
+      // Never dropped from memory while the app runs (a handful of stores and years at most), so the
+      // persisted copy keeps every one. Not `keptFor`: a timer over 2^31 ms (24.8 days) fires at once,
+      // which dropped every figure but the last viewed.
+      gcTime: Number.POSITIVE_INFINITY,
       retry: worthRetrying,
       retryDelay,
       refetchOnWindowFocus: true,

@@ -13,7 +13,12 @@ export interface Buckets {
   skipped: number
 }
 
-export const daysInMonth = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate()
+const monthLengths = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+const isLeapYear = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
+
+/** Days in a month (1-12) of the Gregorian calendar, by arithmetic: no Date is built. */
+export const daysInMonth = (year: number, month: number) =>
+  month === 2 && isLeapYear(year) ? 29 : (monthLengths[month - 1] ?? Number.NaN)
 
 export function emptyBuckets(year: number): Buckets {
   return {

@@ -85,6 +85,32 @@ test('offline, a year never loaded is "not available offline"; back online it lo
   await expect(offlineNotice(page)).toBeHidden()
 })
 
+test('every store and year looked at stays available offline, not only the last one', async ({
+  page,
+  context,
+}) => {
+  const year = await signedInWithOfflineCopy(page)
+  const thisYear = await shownTotals(page)
+  await navigatorLabel(page).click()
+  await page.getByRole('button', { name: '이전 해' }).click()
+  await page.getByRole('button', { name: '6월', exact: true }).click()
+  await figuresSettled(page)
+  const lastYear = await shownTotals(page)
+  await persisted(page, 1, year - 1)
+  await persisted(page, 1, year)
+
+  await context.setOffline(true)
+  await page.reload()
+  await expect(offlineNotice(page)).toBeVisible()
+  expect(await shownTotals(page)).toEqual(lastYear)
+  await navigatorLabel(page).click()
+  await page.getByRole('button', { name: '다음 해' }).click()
+  await page.getByRole('button', { name: '6월', exact: true }).click()
+  await expect(navigatorLabel(page)).toHaveText(`${year}년 6월`)
+  await expect(page.getByTestId('year-total')).toHaveText(thisYear.year)
+  await expect(unavailable(page)).toBeHidden()
+})
+
 test('back online, the notice goes and the figures are fetched again', async ({ page, context }) => {
   const year = await signedInWithOfflineCopy(page)
   await context.setOffline(true)

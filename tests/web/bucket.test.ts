@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { bucketUsage, exactParse, fastParse, utcDay } from '../../src/workers/bucket.ts'
-import { emptyBuckets } from '../../src/workers/buckets.ts'
+import {
+  bucketExactly,
+  bucketUsage,
+  exactParse,
+  fastParse,
+  scanCanonical,
+  utcDay,
+} from '../../src/workers/bucket.ts'
+import { daysInMonth, emptyBuckets } from '../../src/workers/buckets.ts'
 
 const bytes = (usages: unknown[]) => new TextEncoder().encode(JSON.stringify({ usages }))
 
@@ -137,5 +144,82 @@ describe('the fast path for the canonical form', () => {
     expect(fastParse('2026-03-01T09:15:00.000+09:00')).toBeUndefined()
     expect(fastParse('2026-03-01 09:15:00.000Z')).toBeUndefined()
     expect(fastParse('2026-03-01T09:15:00.000Z')).toEqual([2026, 3, 1])
+  })
+})
+
+describe('the byte scanner for the server’s own answers', () => {
+  function random(seed: number) {
+    let state = seed
+    return () => {
+      state = (state * 1103515245 + 12345) % 2 ** 31
+      return state / 2 ** 31
+    }
+  }
+  const canonical = (usages: { createdAt: string; amount: number }[]) =>
+    new TextEncoder().encode(
+      `{"usages":[${usages.map((u) => `{"createdAt":"${u.createdAt}","amount":${u.amount}}`).join(',')}]}`,
+    )
+
+  function records(next: () => number, count: number) {
+    return Array.from({ length: count }, () => ({
+      createdAt: new Date(Date.UTC(2025, 11, 25) + Math.floor(next() * 400 * 86_400_000)).toISOString(),
+      amount: 3000 + Math.floor(next() * 11) * 500,
+    }))
+  }
+
+  it('reads the canonical form itself, without falling back', () => {
+    const usages = records(random(7), 2000)
+    const scanned = scanCanonical(canonical(usages), 2026)
+    expect(scanned).not.toBeNull()
+    expect(scanned).toEqual(bucketExactly(canonical(usages), 2026))
+    expect(scanCanonical(canonical([]), 2026)).toEqual(emptyBuckets(2026))
+  })
+
+  it('agrees with exact parsing on 300 random answers, canonical or spoiled in one place', () => {
+    const next = random(2026)
+    const spoilers: [RegExp, string][] = [
+      [/"amount":(\d+)/, '"amount":$1.5'],
+      [/"amount":(\d+)/, '"amount":-$1'],
+      [/"amount":(\d+)/, '"amount": $1'],
+      [/"createdAt":"(\d{4})-\d\d/, '"createdAt":"$1-13'],
+      [/"createdAt":"(\d{4}-\d\d)-\d\d/, '"createdAt":"$1-31'],
+      [/\.(\d{3})Z/, '.$1+09:00'],
+      [/\.\d{3}Z/, 'Z'],
+      [/T(\d\d)/, 'T24'],
+      [/,\{"createdAt"/, ', {"createdAt"'],
+      [/\{"createdAt":("[^"]+"),"amount":(\d+)\}/, '{"amount":$2,"createdAt":$1}'],
+      [/"amount":(\d+)\}/, '"amount":$1,"machine":"dryer 2"}'],
+      [/\]\}$/, ']}\n'],
+    ]
+    let fellBack = 0
+    for (let i = 0; i < 300; i++) {
+      let text = new TextDecoder().decode(canonical(records(next, 1 + Math.floor(next() * 60))))
+      if (i % 2 === 1) {
+        const [pattern, replacement] = spoilers[Math.floor(next() * spoilers.length)] as [RegExp, string]
+        text = text.replace(pattern, replacement)
+      }
+      const bytes = new TextEncoder().encode(text)
+      if (scanCanonical(bytes, 2026) === null) fellBack++
+      expect(bucketUsage(bytes, 2026), text.slice(0, 120)).toEqual(bucketExactly(bytes, 2026))
+    }
+    expect(fellBack).toBeGreaterThan(100)
+  })
+
+  it('rejects what JSON.parse rejects, rather than summing it', () => {
+    const leadingZero = new TextEncoder().encode(
+      '{"usages":[{"createdAt":"2026-03-01T09:15:00.000Z","amount":04000}]}',
+    )
+    expect(scanCanonical(leadingZero, 2026)).toBeNull()
+    expect(() => bucketUsage(leadingZero, 2026)).toThrow(SyntaxError)
+  })
+})
+
+describe('the calendar', () => {
+  it('counts the days of every month of 1900 to 2100 as Date does', () => {
+    for (let year = 1900; year <= 2100; year++) {
+      for (let month = 1; month <= 12; month++) {
+        expect(daysInMonth(year, month)).toBe(new Date(Date.UTC(year, month, 0)).getUTCDate())
+      }
+    }
   })
 })

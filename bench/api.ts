@@ -1,0 +1,112 @@
+// The usage endpoint over loopback, on PGlite with demo data: the busy store's year, first answer
+// (nothing cached), repeated answers, 304 revalidations, bytes on the wire, and throughput.
+import { request } from 'node:http'
+import autocannon from 'autocannon'
+import type { RunningServer } from '../scripts/run-server.ts'
+
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number
+
+/** Signs in through the API, reading the code from the server's console SMS line. */
+export async function signInByApi(server: RunningServer, phone: string) {
+  const mark = server.output().length
+  const requested = await fetch(`${server.url}/api/v0/user/phone`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ phone }),
+  })
+  if (!requested.ok) throw new Error(`code request: ${requested.status}`)
+  let code: string | undefined
+  for (let i = 0; i < 100 && !code; i++) {
+    code = server
+      .output()
+      .slice(mark)
+      .match(new RegExp(`SMS to ${phone}: .*?\\b(\\d{4})\\b`))?.[1]
+    if (!code) await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  const signed = await fetch(`${server.url}/api/v0/user/sign`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ phone, code }),
+  })
+  return ((await signed.json()) as { token: { access: string } }).token.access
+}
+
+/**
+ * One GET over plain HTTP, timed to the last byte. The body is left as it came (compressed): what a
+ * client then does with it is not the server's answer time.
+ */
+function timed(url: string, headers: Record<string, string>) {
+  return new Promise<{
+    ms: number
+    status: number
+    body: Buffer
+    headers: Record<string, string | string[] | undefined>
+  }>((resolve, reject) => {
+    const started = performance.now()
+    request(url, { headers }, (response) => {
+      const chunks: Buffer[] = []
+      response.on('data', (chunk: Buffer) => chunks.push(chunk))
+      response.on('end', () =>
+        resolve({
+          ms: performance.now() - started,
+          status: response.statusCode ?? 0,
+          body: Buffer.concat(chunks),
+          headers: response.headers,
+        }),
+      )
+    })
+      .on('error', reject)
+      .end()
+  })
+}
+
+export async function benchApi(server: RunningServer, access: string, storeId: number, year: number) {
+  const url = `${server.url}/api/v0/store/${storeId}/usage?year=${year}`
+  const auth = { authorization: `Bearer ${access}` }
+  const first = await timed(url, { ...auth, 'accept-encoding': 'br' })
+  if (first.status !== 200) throw new Error(`usage answered ${first.status}`)
+  const plain = await timed(url, auth)
+  const records = (JSON.parse(plain.body.toString()) as { usages: unknown[] }).usages.length
+  const etag = String(first.headers.etag)
+
+  const repeated: number[] = []
+  const revalidated: number[] = []
+  for (let i = 0; i < 30; i++) {
+    repeated.push((await timed(url, { ...auth, 'accept-encoding': 'br' })).ms)
+    const notModified = await timed(url, { ...auth, 'if-none-match': etag })
+    if (notModified.status !== 304) throw new Error(`expected 304, got ${notModified.status}`)
+    revalidated.push(notModified.ms)
+  }
+
+  const wire = async (encoding: string) =>
+    (await timed(url, { ...auth, 'accept-encoding': encoding })).body.length
+  const [gzipBytes, brotliBytes, identityBytes] = [await wire('gzip'), await wire('br'), plain.body.length]
+
+  const load = await autocannon({
+    url,
+    connections: 10,
+    duration: 10,
+    headers: { ...auth, 'accept-encoding': 'br' },
+  })
+
+  return {
+    records,
+    firstAnswerMs: first.ms,
+    repeatedAnswerMs: median(repeated),
+    notModifiedMs: median(revalidated),
+    identityBytes,
+    gzipBytes,
+    brotliBytes,
+    gzipBytesPerRecord: gzipBytes / records,
+    brotliBytesPerRecord: brotliBytes / records,
+    throughput: {
+      connections: 10,
+      seconds: 10,
+      requestsPerSecond: load.requests.average,
+      latencyP50Ms: load.latency.p50,
+      latencyP99Ms: load.latency.p99,
+      non2xx: load.non2xx,
+    },
+  }
+}

@@ -1,0 +1,141 @@
+// In Chromium against the real server: the longest main-thread task while switching years (from a
+// performance trace, so tasks under 50 ms count too), and how soon the figures are painted on a repeat
+// visit offline, from the service worker and the copy kept on the device.
+import { chromium } from '@playwright/test'
+import type { RunningServer } from '../scripts/run-server.ts'
+import { chromeArgs, chromePath } from '../tests/e2e/browser.ts'
+
+const settled = '.sales-figures[aria-busy="false"]:not(.is-stale)'
+
+interface TraceEvent {
+  name: string
+  ph: string
+  dur?: number
+  pid: number
+  tid: number
+  args?: { name?: string }
+}
+
+/** The longest task on the page's main thread in a Chromium trace, in ms. */
+function longestMainThreadTask(trace: Buffer): number {
+  const { traceEvents } = JSON.parse(trace.toString()) as { traceEvents: TraceEvent[] }
+  const main = new Set(
+    traceEvents
+      .filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain')
+      .map((e) => `${e.pid}:${e.tid}`),
+  )
+  let longest = 0
+  for (const event of traceEvents) {
+    if (event.name === 'RunTask' && event.ph === 'X' && main.has(`${event.pid}:${event.tid}`)) {
+      longest = Math.max(longest, (event.dur ?? 0) / 1000)
+    }
+  }
+  return longest
+}
+
+export async function benchBrowser(server: RunningServer, phone: string) {
+  const browser = await chromium.launch({ executablePath: chromePath, args: chromeArgs })
+  try {
+    const context = await browser.newContext({
+      baseURL: server.url,
+      viewport: { width: 360, height: 800 },
+      locale: 'ko-KR',
+    })
+    const page = await context.newPage()
+    page.on('dialog', (dialog) => void dialog.accept())
+
+    await page.goto('/login')
+    await page.getByLabel('휴대폰 번호').fill(phone)
+    const mark = server.output().length
+    await page.getByRole('button', { name: 'get verification code' }).click()
+    let code: string | undefined
+    for (let i = 0; i < 100 && !code; i++) {
+      code = server
+        .output()
+        .slice(mark)
+        .match(new RegExp(`SMS to ${phone}: .*?\\b(\\d{4})\\b`))?.[1]
+      if (!code) await page.waitForTimeout(50)
+    }
+    await page.getByLabel('인증번호').fill(code ?? '')
+    await page.getByRole('button', { name: 'Login' }).click()
+    await page.locator(settled).waitFor()
+    await page.evaluate(async () => {
+      await navigator.serviceWorker.ready
+    })
+
+    // A year switch: last year's busy-store figures fetched, bucketed in the worker, drawn.
+    const label = page.getByRole('button', { name: /^\d{4}년 \d{1,2}월$/ })
+    const year = Number((await label.textContent())?.slice(0, 4))
+    await label.click()
+    await page.getByRole('button', { name: '이전 해' }).click()
+    await browser.startTracing(page, {
+      categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'],
+    })
+    const switchStarted = Date.now()
+    await page.getByRole('button', { name: '6월', exact: true }).click()
+    await page.getByRole('button', { name: `${year - 1}년 6월` }).waitFor()
+    await page.locator(settled).waitFor()
+    const switchMs = Date.now() - switchStarted
+    const longestTaskMs = longestMainThreadTask(await browser.stopTracing())
+
+    // A repeat visit, offline: the app from the service worker, the figures from local storage.
+    await page.waitForFunction(
+      (key) => (localStorage.getItem('laundry-sales-cache') ?? '').includes(key),
+      `"usage",1,${year - 1}]`,
+    )
+    await context.setOffline(true)
+    // The first frame in which the figures are on screen, timed from the start of navigation. (A string:
+    // a function would be serialized with the helpers the TypeScript loader adds to it.)
+    await page.addInitScript(`(() => {
+      const look = () => {
+        const total = document.querySelector('[data-testid="year-total"]')
+        const figures = document.querySelector('.sales-figures')
+        if (total && total.textContent !== '0원' && figures && !figures.classList.contains('is-stale')) {
+          window.paintedAt = performance.now()
+        } else {
+          requestAnimationFrame(look)
+        }
+      }
+      requestAnimationFrame(look)
+    })()`)
+    const offlinePaints: number[] = []
+    for (let i = 0; i < 3; i++) {
+      await page.reload()
+      await page.waitForFunction(() => 'paintedAt' in window)
+      offlinePaints.push(await page.evaluate(() => Number((window as { paintedAt?: number }).paintedAt)))
+    }
+    offlinePaints.sort((a, b) => a - b)
+    return { yearSwitchMs: switchMs, longestTaskMs, offlineRepeatPaintMs: offlinePaints[1] as number }
+  } finally {
+    await browser.close()
+  }
+}
+
+/** Lighthouse's performance score (mobile defaults: emulated phone, simulated slow 4G) for a page. */
+export async function lighthouseScore(url: string) {
+  const { launch } = await import('chrome-launcher')
+  const { default: lighthouse } = await import('lighthouse')
+  const chrome = await launch({
+    chromePath,
+    chromeFlags: chromeArgs.map((flag) => (flag === '--headless' ? '--headless=new' : flag)),
+  })
+  try {
+    const result = await lighthouse(url, {
+      port: chrome.port,
+      onlyCategories: ['performance'],
+      logLevel: 'error',
+      output: 'json',
+    })
+    const lhr = result?.lhr
+    if (!lhr) throw new Error('Lighthouse gave no result')
+    const audit = (id: string) => lhr.audits[id]?.numericValue ?? Number.NaN
+    return {
+      score: lhr.categories.performance?.score ?? Number.NaN,
+      firstContentfulPaintMs: audit('first-contentful-paint'),
+      largestContentfulPaintMs: audit('largest-contentful-paint'),
+      totalBlockingTimeMs: audit('total-blocking-time'),
+    }
+  } finally {
+    chrome.kill()
+  }
+}

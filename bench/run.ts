@@ -1,0 +1,143 @@
+// npm run bench: builds both variants, then measures bytes, bucketing, the usage API and the app in
+// Chromium, prints a table and writes bench/results.json. Figures only: nothing here passes or fails.
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, tmpdir } from 'node:os'
+import path from 'node:path'
+import { readBudget, screenSize } from '../scripts/bundle-size.ts'
+import { runServer } from '../scripts/run-server.ts'
+import { benchApi, signInByApi } from './api.ts'
+import { benchBrowser, lighthouseScore } from './browser.ts'
+import { benchBucketing } from './bucketing.ts'
+
+const owner = '01012345678'
+const builds = { react: 'dist', preact: 'dist-preact' } as const
+const started = Date.now()
+const step = (text: string) => console.log(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${text}`)
+
+function build(script: string) {
+  const result = spawnSync('npm', ['run', script, '--silent'], { stdio: ['ignore', 'ignore', 'inherit'] })
+  if (result.status !== 0) throw new Error(`npm run ${script} failed`)
+}
+
+step('building the React and Preact variants')
+build('build')
+build('build:preact')
+
+step('measuring bytes')
+const budget = readBudget()
+const bytes = Object.fromEntries(
+  Object.entries(builds).map(([variant, dir]) => [
+    variant,
+    Object.fromEntries(
+      Object.entries(budget.routes).map(([route, files]) => {
+        const size = screenSize(dir, files, budget.loadedAtStart)
+        return [route, { js: size.js, css: size.css }]
+      }),
+    ),
+  ]),
+)
+
+step('bucketing 70,000 and 1,000,000 records')
+const bucketing = benchBucketing()
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'laundry-bench-'))
+const env = { CODE_REQUESTS_PER_PHONE_PER_HOUR: '100', CODE_REQUESTS_PER_IP_PER_HOUR: '100' }
+const lastYear = new Date().getUTCFullYear() - 1
+let api: Awaited<ReturnType<typeof benchApi>> | undefined
+const browser: Record<string, Awaited<ReturnType<typeof benchBrowser>>> = {}
+const lighthouse: Record<string, Awaited<ReturnType<typeof lighthouseScore>>> = {}
+try {
+  for (const [variant, webDir] of Object.entries(builds)) {
+    step(`starting the server with the ${variant} build (PGlite, demo data)`)
+    const server = await runServer({ dataDir, webDir: path.resolve(webDir), env })
+    try {
+      if (variant === 'react') {
+        step('measuring the usage API (includes 10 s of load)')
+        api = await benchApi(server, await signInByApi(server, owner), 1, lastYear)
+      }
+      step(`measuring the ${variant} app in Chromium`)
+      browser[variant] = await benchBrowser(server, owner)
+      step(`running Lighthouse on /login (${variant})`)
+      lighthouse[variant] = await lighthouseScore(`${server.url}/login`)
+    } finally {
+      await server.stop()
+    }
+  }
+} finally {
+  rmSync(dataDir, { recursive: true, force: true })
+}
+
+const kB = (n: number) => `${(n / 1000).toFixed(1)} kB`
+const ms = (n: number) => `${n.toFixed(n < 10 ? 2 : 0)} ms`
+const rows: [string, string, string][] = []
+for (const [variant, routes] of Object.entries(bytes)) {
+  for (const [route, size] of Object.entries(routes)) {
+    const limit = budget.gzipJsBytes[builds[variant as keyof typeof builds]]?.[route]
+    rows.push([
+      `bytes ${variant} ${route === '/' ? 'sales' : route}`,
+      `JS ${kB(size.js.gzip)} gzip / ${kB(size.js.brotli)} br, CSS ${kB(size.css.gzip)} gzip / ${kB(size.css.brotli)} br`,
+      limit ? `budget ${kB(limit)}` : '',
+    ])
+  }
+}
+for (const [name, result] of Object.entries(bucketing)) {
+  rows.push([
+    `bucketing ${name} records`,
+    `${ms(result.fastMs)} (baseline ${ms(result.baselineMs)}, ${result.ratio.toFixed(1)}x faster)`,
+    name === '70k' ? 'target <= 30 ms' : 'target >= 3x',
+  ])
+}
+if (!api) throw new Error('the API was not measured')
+const a = api
+rows.push([`API ${a.records} records, first answer`, ms(a.firstAnswerMs), ''])
+rows.push(['API repeated answer (median of 30)', ms(a.repeatedAnswerMs), 'target <= 10 ms'])
+rows.push(['API 304 revalidation (median of 30)', ms(a.notModifiedMs), 'target <= 3 ms'])
+rows.push([
+  'API bytes on the wire',
+  `${kB(a.identityBytes)} plain, ${kB(a.gzipBytes)} gzip (${a.gzipBytesPerRecord.toFixed(2)} B/record), ${kB(a.brotliBytes)} br (${a.brotliBytesPerRecord.toFixed(2)} B/record)`,
+  'target <= 8 B/record',
+])
+rows.push([
+  'API throughput, 10 connections, 10 s',
+  `${a.throughput.requestsPerSecond.toFixed(0)} req/s, p50 ${ms(a.throughput.latencyP50Ms)}, p99 ${ms(a.throughput.latencyP99Ms)}, ${a.throughput.non2xx} non-2xx`,
+  '',
+])
+for (const [variant, result] of Object.entries(browser)) {
+  rows.push([
+    `${variant}: year switch, longest main-thread task`,
+    `${ms(result.longestTaskMs)} (switch took ${ms(result.yearSwitchMs)})`,
+    'target <= 50 ms',
+  ])
+  rows.push([
+    `${variant}: offline repeat visit, figures painted`,
+    `${ms(result.offlineRepeatPaintMs)} after navigation`,
+    'target <= 500 ms',
+  ])
+}
+for (const [variant, result] of Object.entries(lighthouse)) {
+  rows.push([
+    `${variant}: Lighthouse performance, /login (mobile)`,
+    `${result.score.toFixed(2)} (FCP ${ms(result.firstContentfulPaintMs)}, LCP ${ms(result.largestContentfulPaintMs)}, TBT ${ms(result.totalBlockingTimeMs)})`,
+    'target >= 0.98',
+  ])
+}
+
+const width = Math.max(...rows.map(([name]) => name.length))
+console.log(
+  `\nMeasured ${new Date().toISOString()} on ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`,
+)
+for (const [name, value, target] of rows)
+  console.log(`${name.padEnd(width)}  ${value}${target ? `   [${target}]` : ''}`)
+
+const results = {
+  measuredAt: new Date().toISOString(),
+  machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
+  bytes,
+  bucketing,
+  api: a,
+  browser,
+  lighthouse,
+}
+writeFileSync('bench/results.json', `${JSON.stringify(results, null, 2)}\n`)
+console.log(`\nwritten to bench/results.json in ${((Date.now() - started) / 1000).toFixed(0)} s`)

@@ -1,0 +1,80 @@
+// Starts the real server as a child process on a free port (PGlite in `dataDir`, console SMS) and
+// hands back its address, its output and a way to stop it. End-to-end tests and benchmarks use it.
+import { spawn } from 'node:child_process'
+import { createWriteStream } from 'node:fs'
+import path from 'node:path'
+
+export interface RunningServer {
+  url: string
+  logFile: string
+  /** Everything the server printed so far. */
+  output(): string
+  stop(): Promise<void>
+}
+
+export async function runServer({
+  dataDir,
+  webDir,
+  env = {},
+}: {
+  dataDir: string
+  webDir: string
+  env?: Record<string, string>
+}): Promise<RunningServer> {
+  const logFile = path.join(dataDir, 'server.log')
+  const log = createWriteStream(logFile, { flags: 'a' })
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'test',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    WEB_DIR: webDir,
+    SEED_DEMO: '1',
+    SMS_PROVIDER: 'console',
+    LOG_LEVEL: 'warn',
+    ...env,
+  }
+  delete childEnv.DATABASE_URL
+  const server = spawn(process.execPath, ['--import', 'tsx', 'server/server.ts'], {
+    env: childEnv,
+    stdio: 'pipe',
+  })
+  let output = ''
+  const record = (chunk: Buffer) => {
+    log.write(chunk)
+    output += chunk.toString()
+  }
+  server.stdout.on('data', record)
+  server.stderr.on('data', record)
+  const exited = new Promise<void>((resolve) => server.on('exit', () => resolve()))
+
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`server did not start in 120 s; see ${logFile}`)),
+      120_000,
+    )
+    const look = () => {
+      const match = output.match(/listening on (http:\/\/\S+)/)
+      if (match?.[1]) {
+        clearTimeout(timer)
+        resolve(match[1])
+      }
+    }
+    server.stdout.on('data', look)
+    server.on('exit', (code) =>
+      reject(new Error(`server exited with ${code} before listening; see ${logFile}`)),
+    )
+  })
+
+  return {
+    url,
+    logFile,
+    output: () => output,
+    async stop() {
+      server.kill('SIGTERM')
+      await exited
+      log.end()
+    },
+  }
+}
