@@ -16,14 +16,7 @@ export async function signInByApi(server: RunningServer, phone: string) {
     body: JSON.stringify({ phone }),
   })
   if (!requested.ok) throw new Error(`code request: ${requested.status}`)
-  let code: string | undefined
-  for (let i = 0; i < 100 && !code; i++) {
-    code = server
-      .output()
-      .slice(mark)
-      .match(new RegExp(`SMS to ${phone}: .*?\\b(\\d{4})\\b`))?.[1]
-    if (!code) await new Promise((resolve) => setTimeout(resolve, 50))
-  }
+  const code = await server.smsCode(phone, mark)
   const signed = await fetch(`${server.url}/api/v0/user/sign`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -48,15 +48,7 @@ export async function benchBrowser(server: RunningServer, phone: string) {
     await page.getByLabel('휴대폰 번호').fill(phone)
     const mark = server.output().length
     await page.getByRole('button', { name: 'get verification code' }).click()
-    let code: string | undefined
-    for (let i = 0; i < 100 && !code; i++) {
-      code = server
-        .output()
-        .slice(mark)
-        .match(new RegExp(`SMS to ${phone}: .*?\\b(\\d{4})\\b`))?.[1]
-      if (!code) await page.waitForTimeout(50)
-    }
-    await page.getByLabel('인증번호').fill(code ?? '')
+    await page.getByLabel('인증번호').fill(await server.smsCode(phone, mark))
     await page.getByRole('button', { name: 'Login' }).click()
     await page.locator(settled).waitFor()
     await page.evaluate(async () => {

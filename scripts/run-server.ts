@@ -9,6 +9,8 @@ export interface RunningServer {
   logFile: string
   /** Everything the server printed so far. */
   output(): string
+  /** The code in the first console SMS to `phone` printed after `since` (a length of output()). */
+  smsCode(phone: string, since: number): Promise<string>
   stop(): Promise<void>
 }
 
@@ -71,6 +73,14 @@ export async function runServer({
     url,
     logFile,
     output: () => output,
+    async smsCode(phone, since) {
+      for (let waited = 0; waited < 10_000; waited += 50) {
+        const code = output.slice(since).match(new RegExp(`SMS to ${phone}: .*?\\b(\\d{4})\\b`))?.[1]
+        if (code) return code
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      throw new Error(`no SMS to ${phone} in the server output`)
+    },
     async stop() {
       server.kill('SIGTERM')
       await exited

@@ -16,7 +16,7 @@ import {
   setUserImage,
   storeExists,
 } from './db/accounts.ts'
-import { DatabaseInUseError, type Db, openDatabase } from './db/client.ts'
+import { DatabaseInUseError, type Db, databaseTarget, openDatabase } from './db/client.ts'
 import { importUsageCsv } from './db/import.ts'
 
 export const usage = `Usage: npm run admin -- <command>
@@ -127,11 +127,7 @@ export async function runAdmin(argv: string[], { db, imageDir, print }: AdminCon
 
 async function main() {
   const config = readConfig()
-  const database = await openDatabase(
-    config.databaseUrl
-      ? { databaseUrl: config.databaseUrl }
-      : { pgliteDir: path.join(config.dataDir, 'pglite') },
-  )
+  const database = await openDatabase(databaseTarget(config))
   try {
     return await runAdmin(process.argv.slice(2), {
       db: database.db,

@@ -1,18 +1,13 @@
 // The process: read the configuration, open (and migrate) the database, seed demo data into an empty
 // one, serve, and close everything cleanly on SIGTERM or SIGINT.
-import path from 'node:path'
 import { buildApp } from './app.ts'
 import { ConfigError, readConfig } from './config.ts'
-import { DatabaseInUseError, openDatabase } from './db/client.ts'
+import { DatabaseInUseError, databaseTarget, openDatabase } from './db/client.ts'
 import { seedDemoIfEmpty } from './db/seed.ts'
 
 async function main() {
   const config = readConfig()
-  const database = await openDatabase(
-    config.databaseUrl
-      ? { databaseUrl: config.databaseUrl }
-      : { pgliteDir: path.join(config.dataDir, 'pglite') },
-  )
+  const database = await openDatabase(databaseTarget(config))
   if (config.seedDemo && (await seedDemoIfEmpty(database.db, config.imageDir, new Date()))) {
     console.log('Loaded demo data: sign in as 01012345678 (owner of three stores) or 01022223333 (staff).')
   }

@@ -30,6 +30,12 @@ export type DatabaseTarget =
   /** A PGlite in `dataDir`, or in memory when null; `loadDataDir` starts it from a dump (fast, for tests). */
   | { pgliteDir: string | null; loadDataDir?: Blob }
 
+/** Where the configuration puts the database: PostgreSQL when DATABASE_URL is set, else PGlite in DATA_DIR. */
+export const databaseTarget = (config: { databaseUrl?: string; dataDir: string }): DatabaseTarget =>
+  config.databaseUrl
+    ? { databaseUrl: config.databaseUrl }
+    : { pgliteDir: path.join(config.dataDir, 'pglite') }
+
 export class DatabaseInUseError extends Error {}
 
 const isRunning = (pid: number) => {

@@ -1,15 +1,13 @@
 import { QueryClientProvider } from '@tanstack/react-query'
-import { createFileRoute, Outlet, redirect, useNavigate } from '@tanstack/react-router'
+import { createFileRoute, Outlet, useNavigate } from '@tanstack/react-router'
 import { LogoutButton } from '../features/auth/logout-button.tsx'
 import { StoreSwitcher } from '../features/stores/store-switcher.tsx'
 import { queryClient } from '../lib/query-client.ts'
-import { isLoggedIn } from '../lib/session.ts'
+import { guard } from './-guard.ts'
 
-// The one guard of the signed-in screens, and their shared header.
+// The signed-in screens: their guard and their shared header.
 export const Route = createFileRoute('/_authed')({
-  beforeLoad: () => {
-    if (!isLoggedIn()) throw redirect({ to: '/login', replace: true })
-  },
+  beforeLoad: guard(true),
   component: SignedInLayout,
 })
 

@@ -1,11 +1,9 @@
-import { createFileRoute, redirect, useNavigate } from '@tanstack/react-router'
+import { createFileRoute, useNavigate } from '@tanstack/react-router'
 import { LoginForm } from '../features/auth/login-form.tsx'
-import { isLoggedIn } from '../lib/session.ts'
+import { guard } from './-guard.ts'
 
 export const Route = createFileRoute('/login')({
-  beforeLoad: () => {
-    if (isLoggedIn()) throw redirect({ to: '/', replace: true })
-  },
+  beforeLoad: guard(false),
   component: LoginPage,
 })
 

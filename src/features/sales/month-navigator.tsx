@@ -1,24 +1,12 @@
-import { useCallback, useEffect, useRef, useState } from 'react'
-import { useDismiss } from '../../lib/use-dismiss.ts'
+import { useState } from 'react'
+import { useDropdown } from '../../lib/use-dropdown.ts'
 import { highlightedMonth, type Period, periodLabel, stepMonth } from './period.ts'
 
 const months = Array.from({ length: 12 }, (_, index) => index + 1)
 
 export function MonthNavigator({ period, onChange }: { period: Period; onChange(period: Period): void }) {
-  const [open, setOpen] = useState(false)
+  const { open, setOpen, close, container, opener, panel } = useDropdown<HTMLElement, HTMLDivElement>()
   const [shownYear, setShownYear] = useState(period.year)
-  const container = useRef<HTMLElement>(null)
-  const opener = useRef<HTMLButtonElement>(null)
-  const picker = useRef<HTMLDivElement>(null)
-  const close = useCallback(() => setOpen(false), [])
-  useDismiss(container, opener, open, close)
-
-  // Opening moves focus into the picker, onto the selected month when it is shown.
-  useEffect(() => {
-    if (!open) return
-    const target = picker.current?.querySelector<HTMLButtonElement>('[aria-current="date"]')
-    ;(target ?? picker.current?.querySelector<HTMLButtonElement>('button'))?.focus()
-  }, [open])
 
   const toggle = () => {
     setShownYear(period.year)
@@ -26,8 +14,7 @@ export function MonthNavigator({ period, onChange }: { period: Period; onChange(
   }
   const pick = (month: number) => {
     onChange({ year: shownYear, month })
-    setOpen(false)
-    opener.current?.focus()
+    close(true)
   }
   const highlighted = highlightedMonth(shownYear, period)
 
@@ -60,7 +47,7 @@ export function MonthNavigator({ period, onChange }: { period: Period; onChange(
         ›
       </button>
       {open && (
-        <div className="month-picker" role="dialog" aria-label="연도와 월 선택" ref={picker}>
+        <div className="month-picker" role="dialog" aria-label="연도와 월 선택" ref={panel}>
           <div className="year-stepper">
             <button type="button" aria-label="이전 해" onClick={() => setShownYear((year) => year - 1)}>
               ‹

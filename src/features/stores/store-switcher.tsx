@@ -1,9 +1,8 @@
 // SPEC.md 2: the current store's first image and name; a dropdown of every store the user may see.
-import { useCallback, useEffect, useRef, useState } from 'react'
 import type { Store } from '../../../contract/api.ts'
 import { imageUrl } from '../../config.ts'
 import { useStoreStore } from '../../lib/session.ts'
-import { useDismiss } from '../../lib/use-dismiss.ts'
+import { useDropdown } from '../../lib/use-dropdown.ts'
 
 function Thumbnail({ store }: { store: Store }) {
   const [first] = store.images
@@ -20,16 +19,7 @@ export function StoreSwitcher() {
   const store = useStoreStore((state) => state.store)
   const stores = useStoreStore((state) => state.stores)
   const setStore = useStoreStore((state) => state.setStore)
-  const [open, setOpen] = useState(false)
-  const container = useRef<HTMLDivElement>(null)
-  const opener = useRef<HTMLButtonElement>(null)
-  const list = useRef<HTMLUListElement>(null)
-  const close = useCallback(() => setOpen(false), [])
-  useDismiss(container, opener, open, close)
-
-  useEffect(() => {
-    if (open) list.current?.querySelector<HTMLButtonElement>('[aria-current="true"]')?.focus()
-  }, [open])
+  const { open, setOpen, close, container, opener, panel } = useDropdown<HTMLDivElement, HTMLUListElement>()
 
   if (!store) return <div className="store-switcher" />
   return (
@@ -50,7 +40,7 @@ export function StoreSwitcher() {
         </span>
       </button>
       {open && (
-        <ul className="store-menu" ref={list} aria-label="매장 목록">
+        <ul className="store-menu" ref={panel} aria-label="매장 목록">
           {stores.map((option) => (
             <li key={option.id}>
               <button
@@ -58,8 +48,7 @@ export function StoreSwitcher() {
                 aria-current={option.id === store.id ? 'true' : undefined}
                 onClick={() => {
                   setStore(option)
-                  setOpen(false)
-                  opener.current?.focus()
+                  close(true)
                 }}
               >
                 <Thumbnail store={option} />
