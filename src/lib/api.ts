@@ -42,7 +42,7 @@ export function onSessionEnded(handler: () => void) {
   sessionEnded = handler
 }
 
-export interface RequestInit {
+export interface ApiRequest {
   method?: 'GET' | 'PUT' | 'POST' | 'DELETE'
   body?: unknown
   /** Send the access token and refresh on 401 (true unless the call is a public one). */
@@ -51,7 +51,7 @@ export interface RequestInit {
   keepalive?: boolean
 }
 
-async function send(path: string, init: RequestInit, access: string | undefined): Promise<Response> {
+async function send(path: string, init: ApiRequest, access: string | undefined): Promise<Response> {
   const headers: Record<string, string> = {}
   if (init.body !== undefined) headers['content-type'] = 'application/json'
   if (access) headers.authorization = `Bearer ${access}`
@@ -124,7 +124,7 @@ async function exchange(stale: string | undefined): Promise<string> {
 }
 
 /** Sends a request; resolves to a successful response, or rejects with ApiError, OfflineError or SessionEndedError. */
-export async function request(path: string, init: RequestInit = {}): Promise<Response> {
+export async function request(path: string, init: ApiRequest = {}): Promise<Response> {
   const authorized = init.auth !== false
   const access = authorized ? getAccessToken() : undefined
   let response = await send(path, init, access)
@@ -149,7 +149,7 @@ export async function request(path: string, init: RequestInit = {}): Promise<Res
 }
 
 /** The JSON answer of a request, or undefined when the answer is empty. */
-export async function requestJson<T>(path: string, init: RequestInit = {}): Promise<T | undefined> {
+export async function requestJson<T>(path: string, init: ApiRequest = {}): Promise<T | undefined> {
   const text = await (await request(path, init)).text()
   return text.trim() ? (JSON.parse(text) as T) : undefined
 }

@@ -13,8 +13,8 @@ import type { Period } from './period.ts'
 import { usageQuery } from './usage-query.ts'
 
 const monthLabels = Array.from({ length: 12 }, (_, index) => `${index + 1}월`)
-const dayLabels = (period: Period) =>
-  Array.from({ length: daysInMonth(period.year, period.month) }, (_, index) => `${index + 1}일`)
+const dayLabels = (year: number, month: number) =>
+  Array.from({ length: daysInMonth(year, month) }, (_, index) => `${index + 1}일`)
 
 /**
  * What the screen shows: the buckets of the selected store and year once they are here. Until then,
@@ -93,7 +93,7 @@ function StoreSales({
 
 function Figures({ shown, period }: { shown: ReturnType<typeof useShownBuckets>; period: Period }) {
   const buckets = shown.buckets ?? emptyBuckets(period.year)
-  const labels = useMemo(() => dayLabels(period), [period])
+  const labels = useMemo(() => dayLabels(period.year, period.month), [period.year, period.month])
   // Previous figures may belong to another year; the day axis always follows the selected month.
   const days = useMemo(
     () => labels.map((_, index) => buckets.days[period.month - 1]?.[index] ?? 0),
