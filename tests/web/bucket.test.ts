@@ -9,6 +9,15 @@ import {
 } from '../../src/workers/bucket.ts'
 import { daysInMonth, emptyBuckets } from '../../src/workers/buckets.ts'
 
+/** A deterministic generator, so a failure can be reproduced. */
+function random(seed: number) {
+  let state = seed
+  return () => {
+    state = (state * 1103515245 + 12345) % 2 ** 31
+    return state / 2 ** 31
+  }
+}
+
 const bytes = (usages: unknown[]) => new TextEncoder().encode(JSON.stringify({ usages }))
 
 describe('bucketing usage records (UTC days and months, SPEC.md 3)', () => {
@@ -114,15 +123,6 @@ describe('bucketing usage records (UTC days and months, SPEC.md 3)', () => {
 })
 
 describe('the fast path for the canonical form', () => {
-  /** A deterministic generator, so a failure can be reproduced. */
-  function random(seed: number) {
-    let state = seed
-    return () => {
-      state = (state * 1103515245 + 12345) % 2 ** 31
-      return state / 2 ** 31
-    }
-  }
-
   it('agrees with exact parsing on 20,000 random timestamps, valid and not', () => {
     const next = random(42)
     const pick = (low: number, high: number) => low + Math.floor(next() * (high - low + 1))
@@ -148,13 +148,6 @@ describe('the fast path for the canonical form', () => {
 })
 
 describe('the byte scanner for the server’s own answers', () => {
-  function random(seed: number) {
-    let state = seed
-    return () => {
-      state = (state * 1103515245 + 12345) % 2 ** 31
-      return state / 2 ** 31
-    }
-  }
   const canonical = (usages: { createdAt: string; amount: number }[]) =>
     new TextEncoder().encode(
       `{"usages":[${usages.map((u) => `{"createdAt":"${u.createdAt}","amount":${u.amount}}`).join(',')}]}`,
