@@ -98,7 +98,7 @@ export default defineConfig(({ mode }) => ({
               // What every page needs at start, in one file rather than many small ones.
               name: 'app',
               test: (id: string) =>
-                /node_modules[\\/](react|react-dom|scheduler|preact|@tanstack[\\/](react-router|router-core|history|store|react-store)|use-sync-external-store|zustand|js-cookie|tiny-invariant|tiny-warning|cookie-es|seroval)[\\/]/.test(
+                /node_modules[\\/](react|react-dom|scheduler|preact|@tanstack[\\/](react-router|router-core|history|store|react-store)|use-sync-external-store|zustand|js-cookie|cookie-es|seroval)[\\/]/.test(
                   id,
                 ) || /src[\\/](lib[\\/](api|session|tokens|page)|config)\.ts/.test(id),
             },
