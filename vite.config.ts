@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { tanstackRouter } from '@tanstack/router-plugin/vite'
 import react from '@vitejs/plugin-react'
-import { defineConfig } from 'vite'
+import { defineConfig, type Rolldown } from 'vite'
 import { type ManifestOptions, VitePWA } from 'vite-plugin-pwa'
 
 // In development Vite serves the app with hot reload and hands the API and pictures to the server
@@ -16,6 +16,31 @@ function imagePattern() {
   const base = process.env.VITE_IMAGE_BASE?.trim() || '/images/'
   const escaped = base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
   return new RegExp(/^https?:\/\//.test(base) ? `^${escaped}` : `^https?://[^/]+${escaped}`)
+}
+
+/**
+ * A code-splitting group of the modules that load only with the route chunks `splits` matches:
+ * no page's start, no other dynamic import needs them. Left to itself the bundler would cut those
+ * route chunks' shared code into many small files, each a request and a worse compression ratio.
+ */
+function onlyLoadedBy(splits: RegExp, chunkName: string): Rolldown.CodeSplittingNameFunction {
+  const loaders = new Map<string, Set<string>>()
+  /** The modules whose loading brings `id` with it: an entry or a dynamic import, reached through static imports. */
+  const loadedWith = (id: string, info: Rolldown.ChunkingContext): Set<string> => {
+    const known = loaders.get(id)
+    if (known) return known
+    const found = new Set<string>()
+    loaders.set(id, found) // an import cycle meets this set while it is being filled
+    const module = info.getModuleInfo(id)
+    if (!module) return found
+    if (module.isEntry || module.dynamicImporters.length > 0) found.add(id)
+    for (const importer of module.importers) for (const loader of loadedWith(importer, info)) found.add(loader)
+    return found
+  }
+  return (id, info) => {
+    const loadedBy = [...loadedWith(id, info)]
+    return loadedBy.length > 0 && loadedBy.every((loader) => splits.test(loader)) ? chunkName : null
+  }
 }
 
 /**
@@ -94,6 +119,10 @@ export default defineConfig(({ mode }) => ({
         codeSplitting: {
           includeDependenciesRecursively: false,
           groups: [
+            {
+              // What the signed-in screens load, in one file: their route chunks always load together.
+              name: onlyLoadedBy(/_authed.*[?&]tsr-split|src[\\/]lib[\\/]query-client\.ts$/, 'signed-in'),
+            },
             {
               // What every page needs at start, in one file rather than many small ones.
               name: 'app',

@@ -11,9 +11,9 @@ for (const [distDir, limits] of Object.entries(budget.gzipJsBytes)) {
     process.exit(1)
   }
   for (const [route, limit] of Object.entries(limits)) {
-    const routeFiles = budget.routes[route]
-    if (!routeFiles) throw new Error(`budget.json names no route files for ${route}`)
-    const size = screenSize(distDir, routeFiles, budget.loadedAtStart)
+    const routeChunks = budget.routes[route]
+    if (!routeChunks) throw new Error(`budget.json names nothing the router loads for ${route}`)
+    const size = screenSize(distDir, routeChunks, budget.loadedAtStart)
     const ok = size.js.gzip <= limit
     if (!ok) over++
     console.log(

@@ -7,6 +7,7 @@ import { brotliCompressSync, gzipSync, constants as zlib } from 'node:zlib'
 
 interface ManifestChunk {
   file: string
+  name?: string
   imports?: string[]
   css?: string[]
   /** Files a chunk refers to by URL; a Web Worker's script is one of them. */
@@ -24,15 +25,23 @@ export function readManifest(distDir: string): Manifest {
   return JSON.parse(readFileSync(path.join(distDir, '.vite', 'manifest.json'), 'utf8'))
 }
 
-/** Manifest keys of a screen: the HTML entry, what loads at start anyway, and every chunk split out of its route files. */
-function screenKeys(manifest: Manifest, routeFiles: string[], loadedAtStart: string[]) {
+/**
+ * Manifest keys of a screen: the HTML entry, what loads at start anyway, and what the router loads
+ * for the screen. That is named by route file (the chunks split out of it) or, where vite.config.ts
+ * groups a screen's route chunks into one named chunk, by that chunk's name.
+ */
+function screenKeys(manifest: Manifest, routeChunks: string[], loadedAtStart: string[]) {
   const keys = ['index.html', ...loadedAtStart]
-  for (const routeFile of routeFiles) {
-    const splits = Object.keys(manifest).filter(
-      (key) => key === routeFile || key.startsWith(`${routeFile}?tsr-split`),
-    )
-    if (splits.length === 0) throw new Error(`${routeFile} is not in the build manifest`)
-    keys.push(...splits)
+  for (const routeChunk of routeChunks) {
+    const matches = Object.entries(manifest)
+      .filter(([key, chunk]) =>
+        routeChunk.includes('/')
+          ? key === routeChunk || key.startsWith(`${routeChunk}?tsr-split`)
+          : chunk.name === routeChunk && chunk.file.endsWith('.js'),
+      )
+      .map(([key]) => key)
+    if (matches.length === 0) throw new Error(`${routeChunk} is not in the build manifest`)
+    keys.push(...matches)
   }
   return keys
 }
@@ -50,7 +59,7 @@ function sizes(distDir: string, files: string[]) {
   return { raw, gzip, brotli }
 }
 
-export function screenSize(distDir: string, routeFiles: string[], loadedAtStart: string[] = []): ScreenSize {
+export function screenSize(distDir: string, routeChunks: string[], loadedAtStart: string[] = []): ScreenSize {
   const manifest = readManifest(distDir)
   const js = new Set<string>()
   const css = new Set<string>()
@@ -63,7 +72,7 @@ export function screenSize(distDir: string, routeFiles: string[], loadedAtStart:
     for (const file of chunk.assets ?? []) if (file.endsWith('.js')) js.add(file)
     for (const imported of chunk.imports ?? []) visit(imported)
   }
-  for (const key of screenKeys(manifest, routeFiles, loadedAtStart)) visit(key)
+  for (const key of screenKeys(manifest, routeChunks, loadedAtStart)) visit(key)
   return { files: [...js, ...css], js: sizes(distDir, [...js]), css: sizes(distDir, [...css]) }
 }
 
