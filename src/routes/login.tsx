@@ -10,14 +10,10 @@ export const Route = createFileRoute('/login')({
 function LoginPage() {
   const navigate = useNavigate()
   return (
-    <div className="login-page">
-      <header className="login-header">
-        <img src="/logo.svg" alt="Logo" width={148} height={32} />
-      </header>
-      <main className="login-main">
-        <h1 className="visually-hidden">로그인</h1>
-        <LoginForm onSignedIn={() => navigate({ to: '/', replace: true })} />
-      </main>
-    </div>
+    // The header with the logo is index.html's, shown before this screen's code has loaded.
+    <main className="login-main">
+      <h1 className="visually-hidden">로그인</h1>
+      <LoginForm onSignedIn={() => navigate({ to: '/', replace: true })} />
+    </main>
   )
 }

@@ -34,6 +34,8 @@ test('signs in with a phone number and the code from the SMS, and lands on the s
   await expect(page).toHaveURL(/\/$/)
   await expect(page.getByRole('button', { name: /매장: 행복빨래방 역삼점/ })).toBeVisible()
   await expect(page.getByRole('button', { name: 'Logout' })).toBeVisible()
+  // The signed-in header replaces the login screen's: one logo, not two.
+  await expect(page.getByRole('img', { name: 'Logo' })).toHaveCount(1)
   expect(dialogs).toEqual([])
   const cookies = (await page.context().cookies()).map((cookie) => cookie.name).sort()
   expect(cookies).toEqual(['accessToken', 'refreshToken'])
@@ -97,4 +99,33 @@ test('an unknown path shows a not-found view with a way home', async ({ page }) 
   await expect(page.getByRole('heading', { name: '페이지를 찾을 수 없습니다' })).toBeVisible()
   await page.getByRole('link', { name: '처음 화면으로' }).click()
   await expect(page).toHaveURL(/\/login$/)
+})
+
+test.describe('before any script has run', () => {
+  test.use({ javaScriptEnabled: false })
+
+  test('the login screen already shows its header with the logo', async ({ page }) => {
+    await page.goto('/login')
+    await expect(page.getByRole('banner').getByRole('img', { name: 'Logo' })).toBeVisible()
+  })
+})
+
+test('the logo painted from the page itself stays when the app starts, rather than being drawn again', async ({
+  page,
+}) => {
+  await page.addInitScript(() => {
+    const removed: string[] = []
+    Object.assign(window, { removedLogos: removed })
+    new MutationObserver((mutations) => {
+      for (const mutation of mutations)
+        for (const node of mutation.removedNodes)
+          if (node instanceof Element && node.matches('img[alt="Logo"], :has(img[alt="Logo"])'))
+            removed.push(node.outerHTML)
+    }).observe(document, { childList: true, subtree: true })
+  })
+  await page.goto('/login')
+  await expect(page.getByLabel('휴대폰 번호')).toBeEnabled()
+  expect(await page.evaluate(() => (window as unknown as { removedLogos: string[] }).removedLogos)).toEqual(
+    [],
+  )
 })
