@@ -34,7 +34,8 @@ function onlyLoadedBy(splits: RegExp, chunkName: string): Rolldown.CodeSplitting
     const module = info.getModuleInfo(id)
     if (!module) return found
     if (module.isEntry || module.dynamicImporters.length > 0) found.add(id)
-    for (const importer of module.importers) for (const loader of loadedWith(importer, info)) found.add(loader)
+    for (const importer of module.importers)
+      for (const loader of loadedWith(importer, info)) found.add(loader)
     return found
   }
   return (id, info) => {
