@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs'
+import { constants as zlib } from 'node:zlib'
 import { tanstackRouter } from '@tanstack/router-plugin/vite'
 import react from '@vitejs/plugin-react'
 import { defineConfig, type Rolldown } from 'vite'
+import { compression, defineAlgorithm } from 'vite-plugin-compression2'
 import { type ManifestOptions, VitePWA } from 'vite-plugin-pwa'
 
 // In development Vite serves the app with hot reload and hands the API and pictures to the server
@@ -79,6 +81,18 @@ export default defineConfig(({ mode }) => ({
       semicolons: false,
     }),
     react(),
+    // Compressed once at build, as hard as gzip and brotli go: the server sends these files as they are
+    // (@fastify/static preCompressed), where compressing on the fly could afford only brotli level 4.
+    compression({
+      include: /\.(js|css|html|svg|webmanifest)$/,
+      threshold: 1024,
+      skipIfLargerOrEqual: true,
+      logLevel: 'silent',
+      algorithms: [
+        defineAlgorithm('gzip', { level: 9 }),
+        defineAlgorithm('brotliCompress', { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } }),
+      ],
+    }),
     VitePWA({
       registerType: 'prompt',
       injectRegister: false,

@@ -1,17 +1,23 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { brotliCompressSync, gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './test-app.ts'
 
 describe('serving the web app, pictures and the API description', () => {
   let app: TestApp
+  const script = `console.log(${JSON.stringify('빨래방 '.repeat(500))})`
   const dir = mkdtempSync(path.join(tmpdir(), 'laundry-web-'))
   beforeAll(async () => {
     mkdirSync(path.join(dir, 'web', 'assets'), { recursive: true })
     mkdirSync(path.join(dir, 'images', 'stores'), { recursive: true })
     writeFileSync(path.join(dir, 'web', 'index.html'), '<!doctype html><title>app</title>')
     writeFileSync(path.join(dir, 'web', 'assets', 'index-abc123.js'), 'console.log(1)')
+    // What the build writes beside each file: the same bytes compressed once, as hard as they go.
+    writeFileSync(path.join(dir, 'web', 'assets', 'app-def456.js'), script)
+    writeFileSync(path.join(dir, 'web', 'assets', 'app-def456.js.br'), brotliCompressSync(script))
+    writeFileSync(path.join(dir, 'web', 'assets', 'app-def456.js.gz'), gzipSync(script, { level: 9 }))
     writeFileSync(path.join(dir, 'images', 'stores', '1-1.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>')
     app = await createTestApp({
       env: { WEB_DIR: path.join(dir, 'web'), IMAGE_DIR: path.join(dir, 'images') },
@@ -36,6 +42,32 @@ describe('serving the web app, pictures and the API description', () => {
     expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable')
     const missing = await app.inject({ method: 'GET', url: '/assets/index-gone.js' })
     expect(missing.statusCode).toBe(404)
+  })
+
+  it.each([
+    ['br', brotliCompressSync],
+    ['gzip', (bytes: string) => gzipSync(bytes, { level: 9 })],
+  ] as const)('sends the %s file the build compressed, as it is', async (encoding, compress) => {
+    const response = await app.inject({
+      method: 'GET',
+      url: '/assets/app-def456.js',
+      headers: { 'accept-encoding': encoding },
+    })
+    expect(response.statusCode).toBe(200)
+    expect(response.headers['content-encoding']).toBe(encoding)
+    expect(response.headers.vary).toMatch(/accept-encoding/i)
+    expect(response.headers['content-type']).toMatch(/^application\/javascript/)
+    expect(response.rawPayload.equals(compress(script))).toBe(true)
+  })
+
+  it('sends the plain file to a client that takes no compression', async () => {
+    const response = await app.inject({
+      method: 'GET',
+      url: '/assets/app-def456.js',
+      headers: { 'accept-encoding': 'identity' },
+    })
+    expect(response.headers['content-encoding']).toBeUndefined()
+    expect(response.body).toBe(script)
   })
 
   it('serves pictures from IMAGE_DIR under /images/', async () => {
