@@ -115,7 +115,7 @@ interface LighthouseRun {
  * the median of `runs` runs with their range: one run on a shared machine moves by several hundredths.
  * A run whose trace Lighthouse could not read (NO_NAVSTART happens here now and then) is run again.
  */
-export async function lighthouseScore(url: string, runs = 3) {
+export async function lighthouseScore(url: string, runs = 5) {
   const results: LighthouseRun[] = []
   for (let attempt = 0; results.length < runs && attempt < runs * 2; attempt++) {
     const result = await lighthouseRun(url)

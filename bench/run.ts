@@ -58,7 +58,7 @@ try {
       }
       step(`measuring the ${variant} app in Chromium`)
       browser[variant] = await benchBrowser(server, owner)
-      step(`running Lighthouse on /login three times (${variant})`)
+      step(`running Lighthouse on /login five times (${variant})`)
       lighthouse[variant] = await lighthouseScore(`${server.url}/login`)
     } finally {
       await server.stop()
