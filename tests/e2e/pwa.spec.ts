@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { brotliCompressSync, gzipSync } from 'node:zlib'
 import type { BrowserContext } from '@playwright/test'
 import { chromeArgs, chromePath } from './browser.ts'
 import { expect, test } from './fixtures.ts'
@@ -57,17 +58,21 @@ test('a new version deployed while the app is open is announced, and accepting r
   if (!webDir) throw new Error('E2E_WEB_DIR is not set')
   const files = { html: path.join(webDir, 'index.html'), sw: path.join(webDir, 'sw.js') }
   const original = { html: readFileSync(files.html, 'utf8'), sw: readFileSync(files.sw, 'utf8') }
+  /** A page as a build writes it: with the compressed copies the server sends in its place. */
+  const writePage = (html: string) => {
+    writeFileSync(files.html, html)
+    writeFileSync(`${files.html}.br`, brotliCompressSync(html))
+    writeFileSync(`${files.html}.gz`, gzipSync(html))
+  }
   try {
     await page.goto('/login')
     await serviceWorkerReady(page)
     await page.reload()
     await page.getByLabel('휴대폰 번호').fill('01012345678')
 
-    // Deploy: a changed page, and a service worker whose precache lists it with a new revision.
-    writeFileSync(
-      files.html,
-      original.html.replace('<head>', '<head>\n    <meta name="app-build" content="2" />'),
-    )
+    // Deploy: a changed page (compressed copies too, as the build writes them), and a service worker
+    // whose precache lists it with a new revision.
+    writePage(original.html.replace('<head>', '<head>\n    <meta name="app-build" content="2" />'))
     const revision = randomBytes(16).toString('hex')
     const sw = original.sw.replace(/(\{url:"index\.html",revision:")[0-9a-f]+(")/, `$1${revision}$2`)
     expect(sw).not.toBe(original.sw)
@@ -87,7 +92,7 @@ test('a new version deployed while the app is open is announced, and accepting r
     await expect(page.locator('meta[name="app-build"]')).toHaveAttribute('content', '2')
     await expect(prompt).toBeHidden()
   } finally {
-    writeFileSync(files.html, original.html)
+    writePage(original.html)
     writeFileSync(files.sw, original.sw)
   }
 })
