@@ -26,23 +26,25 @@ function imagePattern() {
  * route chunks' shared code into many small files, each a request and a worse compression ratio.
  */
 function onlyLoadedBy(splits: RegExp, chunkName: string): Rolldown.CodeSplittingNameFunction {
-  const loaders = new Map<string, Set<string>>()
   /** The modules whose loading brings `id` with it: an entry or a dynamic import, reached through static imports. */
-  const loadedWith = (id: string, info: Rolldown.ChunkingContext): Set<string> => {
-    const known = loaders.get(id)
-    if (known) return known
-    const found = new Set<string>()
-    loaders.set(id, found) // an import cycle meets this set while it is being filled
-    const module = info.getModuleInfo(id)
-    if (!module) return found
-    if (module.isEntry || module.dynamicImporters.length > 0) found.add(id)
-    for (const importer of module.importers)
-      for (const loader of loadedWith(importer, info)) found.add(loader)
-    return found
+  const loadedWith = (id: string, info: Rolldown.ChunkingContext): string[] => {
+    const loaders: string[] = []
+    const seen = new Set([id])
+    const queue = [id]
+    for (const current of queue) {
+      const module = info.getModuleInfo(current)
+      if (!module) continue
+      if (module.isEntry || module.dynamicImporters.length > 0) loaders.push(current)
+      for (const importer of module.importers.filter((importer) => !seen.has(importer))) {
+        seen.add(importer)
+        queue.push(importer)
+      }
+    }
+    return loaders
   }
   return (id, info) => {
-    const loadedBy = [...loadedWith(id, info)]
-    return loadedBy.length > 0 && loadedBy.every((loader) => splits.test(loader)) ? chunkName : null
+    const loaders = loadedWith(id, info)
+    return loaders.length > 0 && loaders.every((loader) => splits.test(loader)) ? chunkName : null
   }
 }
 
