@@ -54,6 +54,15 @@ function timed(url: string, headers: Record<string, string>) {
   })
 }
 
+/** Asks for a store's year once, so the server has built and kept its answer. */
+export async function usageAnswered(server: RunningServer, access: string, storeId: number, year: number) {
+  const answer = await timed(`${server.url}/api/v0/store/${storeId}/usage?year=${year}`, {
+    authorization: `Bearer ${access}`,
+    'accept-encoding': 'br',
+  })
+  if (answer.status !== 200) throw new Error(`usage answered ${answer.status}`)
+}
+
 export const warmUpRequests = 200
 export const timedRequests = 100
 
