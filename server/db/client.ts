@@ -182,7 +182,7 @@ function damagedMessage(pgliteDir: string, cause: unknown, snapshotDir: string |
     lines.push(
       `The newest snapshot is ${newest.file} (taken ${newest.taken.toISOString()}). With the server stopped, restore it with:`,
       `  npm run admin -- restore ${newest.file}`,
-      'The damaged directory is kept beside it (renamed), not deleted.',
+      'The restore keeps the damaged folder under another name; it deletes nothing.',
     )
   } else {
     lines.push(

@@ -97,7 +97,9 @@ export async function writeSnapshot(
     await pipeline(
       Readable.fromWeb(dump.stream() as WebReadableStream<Uint8Array>),
       createGzip({ level: 1 }),
-      handle.createWriteStream({ autoClose: false }),
+      async (gzipped: AsyncIterable<Buffer>) => {
+        for await (const chunk of gzipped) await handle.write(chunk)
+      },
     )
     await handle.sync()
   } catch (error) {
