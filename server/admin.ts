@@ -1,9 +1,9 @@
 // npm run admin -- <command>: manage users, stores, memberships and usage records of this server's
 // database (the one DATA_DIR or DATABASE_URL names). Run without a command for help.
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs'
+import { copyFileSync, createReadStream, mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { ConfigError, readConfig } from './config.ts'
+import { type Config, ConfigError, readConfig } from './config.ts'
 import {
   addStore,
   addUser,
@@ -16,8 +16,16 @@ import {
   setUserImage,
   storeExists,
 } from './db/accounts.ts'
-import { DatabaseInUseError, type Db, databaseTarget, openDatabase } from './db/client.ts'
-import { importUsageCsv } from './db/import.ts'
+import {
+  DatabaseDamagedError,
+  DatabaseInUseError,
+  type Db,
+  databaseTarget,
+  openDatabase,
+} from './db/client.ts'
+import { importUsageCsv, maxReportedLines } from './db/import.ts'
+import { restoreSnapshot, writeSnapshot } from './db/snapshots.ts'
+import { secureDataDir } from './files.ts'
 
 export const usage = `Usage: npm run admin -- <command>
 
@@ -27,7 +35,9 @@ export const usage = `Usage: npm run admin -- <command>
   grant <phone> <storeId> [--role owner|staff]   let a user see a store (default role: staff)
   revoke <phone> <storeId>                    take that away
   import <storeId> <file.csv>                 import usage records: createdAt,amount[,id]
-                                              (all or nothing; importing a file again adds nothing)`
+                                              (all or nothing; importing a file again adds nothing)
+  restore <snapshot file>                     put a snapshot back as the embedded database
+                                              (server stopped; the replaced one is kept aside)`
 
 export interface AdminContext {
   db: Db
@@ -111,10 +121,13 @@ export async function runAdmin(argv: string[], { db, imageDir, print }: AdminCon
       const storeId = storeIdArg(store)
       if (!file) throw new UsageError('import needs <storeId> <file.csv>')
       if (!(await storeExists(db, storeId))) throw new UsageError(`no store ${storeId}`)
-      const report = await importUsageCsv(db, storeId, readFileSync(file, 'utf8'))
+      const report = await importUsageCsv(db, storeId, createReadStream(file))
       for (const { line, reason } of report.rejected) print(`line ${line}: ${reason}`)
-      if (report.rejected.length > 0) {
-        print(`rejected ${report.rejected.length} row(s); nothing was imported. Fix the file and run again.`)
+      if (report.rejectedCount > report.rejected.length) {
+        print(`... (only the first ${maxReportedLines} bad lines are listed)`)
+      }
+      if (report.rejectedCount > 0) {
+        print(`rejected ${report.rejectedCount} row(s); nothing was imported. Fix the file and run again.`)
         return 1
       }
       print(`imported ${report.imported}, skipped ${report.skipped} (already present), rejected 0`)
@@ -125,18 +138,40 @@ export async function runAdmin(argv: string[], { db, imageDir, print }: AdminCon
   }
 }
 
+/** Commands that only read; every other one is followed by a snapshot of the embedded database. */
+const readOnly = new Set(['list', undefined])
+
 async function main() {
   const config = readConfig()
+  secureDataDir(config)
+  const argv = process.argv.slice(2)
+  if (argv[0] === 'restore') return restore(config, argv[1])
   const database = await openDatabase(databaseTarget(config))
   try {
-    return await runAdmin(process.argv.slice(2), {
-      db: database.db,
-      imageDir: config.imageDir,
-      print: console.log,
-    })
+    const code = await runAdmin(argv, { db: database.db, imageDir: config.imageDir, print: console.log })
+    if (code === 0 && database.pglite && !readOnly.has(argv[0])) {
+      const snapshot = await writeSnapshot(database.pglite, config.snapshots)
+      console.log(`snapshot written: ${snapshot.file}`)
+    }
+    return code
   } finally {
     await database.close()
   }
+}
+
+/** `restore <file>`: the embedded database only, with the server stopped (the lock says so). */
+async function restore(config: Config, file: string | undefined) {
+  if (config.databaseUrl) {
+    throw new UsageError(
+      'restore is for the embedded database; PostgreSQL is restored with its own tools (pg_restore)',
+    )
+  }
+  if (!file) throw new UsageError('restore needs <snapshot file>')
+  const pgliteDir = path.join(config.dataDir, 'pglite')
+  const { keptAside } = await restoreSnapshot(path.resolve(file), pgliteDir)
+  console.log(`restored ${path.resolve(file)} into ${pgliteDir}`)
+  if (keptAside) console.log(`the database it replaced is kept in ${keptAside}; delete it once all is well`)
+  return 0
 }
 
 if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) {
@@ -144,7 +179,11 @@ if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1])))
     (code) => process.exit(code),
     (error: unknown) => {
       if (error instanceof UsageError) console.error(`${error.message}\n\n${usage}`)
-      else if (error instanceof ConfigError || error instanceof DatabaseInUseError)
+      else if (
+        error instanceof ConfigError ||
+        error instanceof DatabaseInUseError ||
+        error instanceof DatabaseDamagedError
+      )
         console.error(error.message)
       else console.error(`admin: ${(error as Error).message}`)
       process.exit(error instanceof UsageError ? 2 : 1)

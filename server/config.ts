@@ -31,6 +31,9 @@ const EnvSchema = Type.Object({
   LOCK_MAX_HOURS: Int(24, 1),
   ACCESS_TOKEN_SECONDS: Int(900, 10),
   REFRESH_TOKEN_DAYS: Int(14, 1, 365),
+  SNAPSHOT_MINUTES: Int(15, 1, 1440),
+  SNAPSHOTS_KEPT: Int(8, 1, 1000),
+  SNAPSHOT_DIR: Type.Optional(Type.String({ minLength: 1 })),
 })
 type Env = Static<typeof EnvSchema>
 
@@ -77,6 +80,12 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env) {
     databaseUrl: env.DATABASE_URL,
     imageDir: path.resolve(env.IMAGE_DIR ?? path.join(dataDir, 'images')),
     webDir: path.resolve(env.WEB_DIR),
+    /** Snapshots of the embedded database (unused with PostgreSQL). */
+    snapshots: {
+      dir: path.resolve(env.SNAPSHOT_DIR ?? path.join(dataDir, 'snapshots')),
+      minutes: env.SNAPSHOT_MINUTES,
+      kept: env.SNAPSHOTS_KEPT,
+    },
     jwtSecret: env.JWT_SECRET,
     seedDemo: env.SEED_DEMO === '1',
     sms:

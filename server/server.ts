@@ -2,16 +2,23 @@
 // one, serve, and close everything cleanly on SIGTERM or SIGINT.
 import { buildApp } from './app.ts'
 import { ConfigError, readConfig } from './config.ts'
-import { DatabaseInUseError, databaseTarget, openDatabase } from './db/client.ts'
+import { DatabaseDamagedError, DatabaseInUseError, databaseTarget, openDatabase } from './db/client.ts'
 import { seedDemoIfEmpty } from './db/seed.ts'
+import { SnapshotSchedule } from './db/snapshots.ts'
+import { secureDataDir } from './files.ts'
 
 async function main() {
   const config = readConfig()
+  secureDataDir(config)
   const database = await openDatabase(databaseTarget(config))
   if (config.seedDemo && (await seedDemoIfEmpty(database.db, config.imageDir, new Date()))) {
     console.log('Loaded demo data: sign in as 01012345678 (owner of three stores) or 01022223333 (staff).')
   }
   const app = await buildApp({ config, database })
+
+  // The embedded database reaches the disk only through snapshots: one now (it may hold changes made
+  // by admin commands or a restore), then on the schedule and on shutdown.
+  const snapshots = database.pglite ? new SnapshotSchedule(database.pglite, config.snapshots, app.log) : null
 
   let closing = false
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -19,13 +26,16 @@ async function main() {
       if (closing) return
       closing = true
       app.log.info(`${signal}: closing`)
-      app.close().then(
-        () => process.exit(0),
-        (error: unknown) => {
-          app.log.error(error)
-          process.exit(1)
-        },
-      )
+      Promise.resolve(snapshots?.stop())
+        .catch((error: unknown) => app.log.error({ err: error }, 'last database snapshot failed'))
+        .then(() => app.close())
+        .then(
+          () => process.exit(0),
+          (error: unknown) => {
+            app.log.error(error)
+            process.exit(1)
+          },
+        )
     })
   }
 
@@ -34,10 +44,19 @@ async function main() {
   const port = typeof address === 'object' && address ? address.port : config.port
   const host = ['0.0.0.0', '::', 'localhost', '127.0.0.1'].includes(config.host) ? 'localhost' : config.host
   console.log(`Laundry sales dashboard listening on http://${host}:${port} (database: ${database.kind})`)
+  if (snapshots) {
+    snapshots.start()
+    await snapshots.takeIfChanged('start')
+  }
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof DatabaseInUseError) console.error(error.message)
+  if (
+    error instanceof ConfigError ||
+    error instanceof DatabaseInUseError ||
+    error instanceof DatabaseDamagedError
+  )
+    console.error(error.message)
   else console.error(error)
   process.exit(1)
 })

@@ -1,6 +1,6 @@
 // Opens the database: PGlite in DATA_DIR by default (or in memory for tests), PostgreSQL when
 // DATABASE_URL is set. Both get the same Drizzle schema and the same migrations.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PGlite } from '@electric-sql/pglite'
@@ -11,7 +11,9 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import pg from 'pg'
+import { ownerOnly } from '../files.ts'
 import * as schema from './schema.ts'
+import { listSnapshots } from './snapshots.ts'
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>
 
@@ -27,16 +29,26 @@ const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url))
 
 export type DatabaseTarget =
   | { databaseUrl: string }
-  /** A PGlite in `dataDir`, or in memory when null; `loadDataDir` starts it from a dump (fast, for tests). */
-  | { pgliteDir: string | null; loadDataDir?: Blob }
+  /**
+   * A PGlite in `pgliteDir`, or in memory when null; `loadDataDir` starts it from a dump (fast, for
+   * tests). `snapshotDir` is where its snapshots are, named when the database turns out damaged.
+   */
+  | { pgliteDir: string | null; loadDataDir?: Blob; snapshotDir?: string }
 
 /** Where the configuration puts the database: PostgreSQL when DATABASE_URL is set, else PGlite in DATA_DIR. */
-export const databaseTarget = (config: { databaseUrl?: string; dataDir: string }): DatabaseTarget =>
+export const databaseTarget = (config: {
+  databaseUrl?: string
+  dataDir: string
+  snapshots: { dir: string }
+}): DatabaseTarget =>
   config.databaseUrl
     ? { databaseUrl: config.databaseUrl }
-    : { pgliteDir: path.join(config.dataDir, 'pglite') }
+    : { pgliteDir: path.join(config.dataDir, 'pglite'), snapshotDir: config.snapshots.dir }
 
 export class DatabaseInUseError extends Error {}
+
+/** The embedded database failed to open, migrate or answer its check: its files are damaged. */
+export class DatabaseDamagedError extends Error {}
 
 const isRunning = (pid: number) => {
   try {
@@ -47,29 +59,137 @@ const isRunning = (pid: number) => {
   }
 }
 
+const readOrNull = (file: string) => {
+  try {
+    return readFileSync(file, 'utf8').trim()
+  } catch {
+    return null
+  }
+}
+
+/** This boot of the machine (Linux); null elsewhere. */
+const bootId = () => readOrNull('/proc/sys/kernel/random/boot_id')
+
+/** When a process started, in clock ticks since boot (field 22 of /proc/<pid>/stat, Linux); null elsewhere. */
+function startTime(pid: number): string | null {
+  const stat = readOrNull(`/proc/${pid}/stat`)
+  // The command name (field 2) may hold spaces and parentheses: count fields after its closing one.
+  return stat?.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null
+}
+
+interface LockOwner {
+  pid: number
+  start: string | null
+  boot: string | null
+}
+
+/** Lock files this process holds: a lock naming this process is in use only when it is one of these. */
+const heldLocks = new Set<string>()
+
+/**
+ * Whether the process a lock file names still holds it. A pid alone is not enough: after a crash in a
+ * container the new server is PID 1 again, and after a reboot any pid may be reused. So the lock also
+ * names the process's start time and the machine's boot; a lock from another boot, or whose pid now
+ * belongs to a process that started at another time, or that names this very process without it
+ * holding the lock, is stale.
+ */
+function ownerHolds(file: string, owner: LockOwner): boolean {
+  const boot = bootId()
+  if (owner.boot && boot && owner.boot !== boot) return false
+  if (!Number.isInteger(owner.pid) || owner.pid <= 0 || !isRunning(owner.pid)) return false
+  const start = startTime(owner.pid)
+  if (owner.start && start && owner.start !== start) return false
+  if (owner.pid === process.pid) return heldLocks.has(file)
+  return true
+}
+
+function readLock(text: string): LockOwner {
+  try {
+    const { pid, start, boot } = JSON.parse(text) as Partial<LockOwner>
+    return { pid: Number(pid), start: start ?? null, boot: boot ?? null }
+  } catch {
+    // Written by an older version: the pid alone.
+    return { pid: Number(text), start: null, boot: null }
+  }
+}
+
 /**
  * PGlite is one process's database: a second process opening the same directory would corrupt it. A
- * lock file holding the owner's pid keeps the server and `npm run admin` apart; a stale one is taken over.
+ * lock file naming the owner (pid, start time, boot) keeps the server and `npm run admin` apart; a stale
+ * one is taken over. The lock is written whole to a temporary file and linked into place, so another
+ * process never reads a half-written one.
  */
-function lockDirectory(dataDir: string): () => void {
+export function lockDirectory(dataDir: string): () => void {
   const file = `${dataDir}.lock`
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      writeFileSync(file, String(process.pid), { flag: 'wx' })
-      return () => rmSync(file, { force: true })
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-      const owner = Number(readFileSync(file, 'utf8'))
-      if (isRunning(owner)) {
-        throw new DatabaseInUseError(
-          `The database in ${dataDir} is in use by process ${owner} (the server?). Stop it first: the embedded ` +
-            'database allows one process at a time (with DATABASE_URL and PostgreSQL there is no such limit).',
-        )
+  const me: LockOwner = { pid: process.pid, start: startTime(process.pid), boot: bootId() }
+  const temporary = `${file}.${process.pid}.tmp`
+  writeFileSync(temporary, JSON.stringify(me), { mode: 0o600 })
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        linkSync(temporary, file)
+        heldLocks.add(file)
+        return () => {
+          heldLocks.delete(file)
+          rmSync(file, { force: true })
+        }
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+        const text = readOrNull(file)
+        if (text === null) continue
+        const owner = readLock(text)
+        if (ownerHolds(file, owner)) {
+          throw new DatabaseInUseError(
+            `The database in ${dataDir} is in use by process ${owner.pid} (the server?). Stop it first: the embedded ` +
+              'database allows one process at a time (with DATABASE_URL and PostgreSQL there is no such limit).',
+          )
+        }
+        // Remove the stale lock only if it is still the one judged stale.
+        if (readOrNull(file) === text) rmSync(file, { force: true })
       }
-      rmSync(file, { force: true })
     }
+  } finally {
+    rmSync(temporary, { force: true })
   }
   throw new DatabaseInUseError(`Could not lock ${dataDir}`)
+}
+
+/** Cheap reads that touch every table and the catalog, so a damaged file shows at start-up, not on a request. */
+export async function checkDatabase(client: PGlite) {
+  for (const table of [
+    'users',
+    'stores',
+    'memberships',
+    'usages',
+    'usage_years',
+    'login_codes',
+    'phone_locks',
+    'rate_events',
+    'refresh_tokens',
+  ]) {
+    await client.query(`select count(*) from ${table}`)
+  }
+}
+
+function damagedMessage(pgliteDir: string, cause: unknown, snapshotDir: string | undefined): string {
+  const reason = cause instanceof Error ? cause.message : String(cause)
+  const lines = [
+    `The embedded database in ${pgliteDir} could not be opened or failed its check (${reason}).`,
+    'Its files are probably damaged, e.g. by a power cut or a crash of the machine.',
+  ]
+  const newest = snapshotDir ? listSnapshots(snapshotDir)[0] : undefined
+  if (newest) {
+    lines.push(
+      `The newest snapshot is ${newest.file} (taken ${newest.taken.toISOString()}). With the server stopped, restore it with:`,
+      `  npm run admin -- restore ${newest.file}`,
+      'The restore keeps the damaged folder under another name; it deletes nothing.',
+    )
+  } else {
+    lines.push(
+      `There is no snapshot in ${snapshotDir ?? '(no snapshot folder)'} to restore; restore the data folder from a backup.`,
+    )
+  }
+  return lines.join('\n')
 }
 
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
@@ -81,21 +201,30 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   }
   let unlock = () => {}
   if (target.pgliteDir) {
-    mkdirSync(path.dirname(target.pgliteDir), { recursive: true })
+    mkdirSync(path.dirname(target.pgliteDir), { recursive: true, mode: 0o700 })
     unlock = lockDirectory(target.pgliteDir)
   }
+  let client: PGlite | undefined
   try {
-    const client = new PGlite({ dataDir: target.pgliteDir ?? undefined, loadDataDir: target.loadDataDir })
+    client = await PGlite.create({ dataDir: target.pgliteDir ?? undefined, loadDataDir: target.loadDataDir })
     const db = drizzlePglite({ client, schema })
     await migratePglite(db, { migrationsFolder })
+    await checkDatabase(client)
+    // PGlite writes the files of a new database world-writable; they hold a business's records.
+    if (target.pgliteDir) ownerOnly(target.pgliteDir)
+    const opened = client
     const close = async () => {
-      await client.close()
+      await opened.close()
       unlock()
     }
     return { db, kind: 'pglite', pglite: client, close }
   } catch (error) {
+    await client?.close().catch(() => {})
     unlock()
-    throw error
+    if (error instanceof DatabaseInUseError || !target.pgliteDir || target.loadDataDir) throw error
+    throw new DatabaseDamagedError(damagedMessage(target.pgliteDir, error, target.snapshotDir), {
+      cause: error,
+    })
   }
 }
 

@@ -1,24 +1,37 @@
 // Imports a store's usage records from CSV: createdAt, amount and optionally id, with or without a
-// header line. All or nothing: a file with any bad row changes nothing, and the report names every bad
-// line. Idempotent: each record gets a source id (its `id`, or its time, amount and occurrence in the
-// file), so importing the same file again adds nothing.
+// header line. All or nothing: a file with any bad row changes nothing, and the report names the bad
+// lines (the first `maxReportedLines` of them, with the count of all). Idempotent: each record gets a
+// source id (its `id`, or its time, amount and occurrence in the file), so importing the same file
+// again adds nothing.
+//
+// The file is streamed, never held whole: rows are parsed as they are read and go, in batches, into a
+// temporary table inside the import's one transaction. Duplicate ids and the occurrence numbers of rows
+// without an id are then worked out by the database (a map of every id or row seen would grow with the
+// file), and the records are inserted from there in chunks. Memory stays bounded whatever the file's size.
 
-import { parse } from 'csv-parse/sync'
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { parse } from 'csv-parse'
 import { isValid, parseISO } from 'date-fns'
-import type { Db } from './client.ts'
-import { usages } from './schema.ts'
+import { sql } from 'drizzle-orm'
+import { type Db, queryRows } from './client.ts'
 
 export interface ImportReport {
   imported: number
   skipped: number
+  /** Bad lines in file order, at most `maxReportedLines` of them. */
   rejected: { line: number; reason: string }[]
+  /** How many lines were bad in all. */
+  rejectedCount: number
 }
 
-interface Row {
-  createdAt: Date
-  amount: number
-  sourceId: string
-}
+/** A report names at most this many bad lines (a wrong file can have millions); it counts them all. */
+export const maxReportedLines = 1000
+
+/** Rows sent to the database in one statement while reading. */
+const batchRows = 5000
+/** Records inserted into usages in one statement at the end. */
+const insertChunkLines = 50_000
 
 export const maxAmount = 10_000_000
 
@@ -38,102 +51,174 @@ export function parseAmount(text: string): number | null {
   return amount <= maxAmount ? amount : null
 }
 
-function readRows(csv: string): { rows: Row[]; rejected: ImportReport['rejected'] } {
-  const records = parse(csv, {
-    bom: true,
-    info: true,
-    relax_column_count: true,
-    skip_empty_lines: true,
-    trim: true,
-  }) as unknown as { record: string[]; info: { lines: number } }[]
+type Rejected = ImportReport['rejected'][number]
 
-  let columns = { createdAt: 0, amount: 1, id: 2 }
-  const first = records[0]?.record.map((cell) => cell.toLowerCase())
-  if (first?.includes('createdat')) {
-    columns = {
-      createdAt: first.indexOf('createdat'),
-      amount: first.indexOf('amount'),
-      id: first.indexOf('id'),
-    }
-    records.shift()
+/** Thrown inside the transaction to undo it when any line was bad. */
+class Rejection extends Error {
+  constructor(readonly report: ImportReport) {
+    super('rejected')
   }
-
-  const rows: Row[] = []
-  const rejected: ImportReport['rejected'] = []
-  const idLines = new Map<string, number>()
-  const occurrences = new Map<string, number>()
-  for (const { record, info } of records) {
-    const line = info.lines
-    const createdAtText = record[columns.createdAt] ?? ''
-    const amountText = record[columns.amount] ?? ''
-    const id = columns.id >= 0 ? (record[columns.id] ?? '') : ''
-    const createdAt = parseTimestamp(createdAtText)
-    const amount = parseAmount(amountText)
-    if (!createdAt) {
-      rejected.push({
-        line,
-        reason: `시각을 읽을 수 없습니다: "${createdAtText}" (예: 2026-03-01T09:15:00+09:00)`,
-      })
-      continue
-    }
-    if (amount === null) {
-      rejected.push({
-        line,
-        reason: `금액은 0부터 ${maxAmount.toLocaleString('ko-KR')}까지의 정수(원)여야 합니다: "${amountText}"`,
-      })
-      continue
-    }
-    if (id.length > 200) {
-      rejected.push({ line, reason: 'id가 너무 깁니다 (200자 이하)' })
-      continue
-    }
-    let sourceId: string
-    if (id) {
-      const seenAt = idLines.get(id)
-      if (seenAt !== undefined) {
-        rejected.push({ line, reason: `id "${id}"가 ${seenAt}번째 줄에도 있습니다` })
-        continue
-      }
-      idLines.set(id, line)
-      sourceId = `id:${id}`
-    } else {
-      const key = `${createdAt.toISOString()}|${amount}`
-      const n = (occurrences.get(key) ?? 0) + 1
-      occurrences.set(key, n)
-      sourceId = `row:${key}|${n}`
-    }
-    rows.push({ createdAt, amount, sourceId })
-  }
-  return { rows, rejected }
 }
 
-export async function importUsageCsv(db: Db, storeId: number, csv: string): Promise<ImportReport> {
-  let parsed: ReturnType<typeof readRows>
+export async function importUsageCsv(
+  db: Db,
+  storeId: number,
+  input: string | Readable,
+): Promise<ImportReport> {
   try {
-    parsed = readRows(csv)
-  } catch (error) {
-    const line = (error as { lines?: number }).lines ?? 0
-    return {
-      imported: 0,
-      skipped: 0,
-      rejected: [{ line, reason: `CSV 형식 오류: ${(error as Error).message}` }],
-    }
-  }
-  const { rows, rejected } = parsed
-  if (rejected.length > 0) return { imported: 0, skipped: 0, rejected }
+    return await db.transaction(async (tx) => {
+      await tx.execute(
+        sql.raw(
+          'create temp table import_rows (line integer not null, created_at timestamptz not null, ' +
+            'amount integer not null, id text, key text) on commit drop',
+        ),
+      )
+      const rejected: Rejected[] = []
+      let rejectedCount = 0
+      const reject = (line: number, reason: string) => {
+        rejectedCount++
+        if (rejected.length < maxReportedLines) rejected.push({ line, reason })
+      }
 
-  const imported = await db.transaction(async (tx) => {
-    let inserted = 0
-    for (let start = 0; start < rows.length; start += 1000) {
-      const batch = rows.slice(start, start + 1000).map((row) => ({ storeId, ...row }))
-      const added = await tx
-        .insert(usages)
-        .values(batch)
-        .onConflictDoNothing({ target: [usages.storeId, usages.sourceId] })
-        .returning({ id: usages.id })
-      inserted += added.length
-    }
-    return inserted
-  })
-  return { imported, skipped: rows.length - imported, rejected: [] }
+      let batch = {
+        lines: [] as number[],
+        times: [] as string[],
+        amounts: [] as number[],
+        ids: [] as (string | null)[],
+        keys: [] as (string | null)[],
+      }
+      const flush = async () => {
+        if (batch.lines.length === 0) return
+        const { lines, times, amounts, ids, keys } = batch
+        batch = { lines: [], times: [], amounts: [], ids: [], keys: [] }
+        await tx.execute(
+          sql`insert into import_rows select * from unnest(${sql.param(lines)}::integer[], ${sql.param(times)}::timestamptz[], ${sql.param(amounts)}::integer[], ${sql.param(ids)}::text[], ${sql.param(keys)}::text[])`,
+        )
+      }
+
+      const source = typeof input === 'string' ? Readable.from([input]) : input
+      const parser = parse({
+        bom: true,
+        info: true,
+        relax_column_count: true,
+        skip_empty_lines: true,
+        trim: true,
+      })
+      const reading = pipeline(source, parser)
+      reading.catch(() => {}) // its error is the parser's, met below
+      let rows = 0
+      try {
+        let columns: { createdAt: number; amount: number; id: number } | null = null
+        for await (const { record, info } of parser as AsyncIterable<{
+          record: string[]
+          info: { lines: number }
+        }>) {
+          if (!columns) {
+            const first = record.map((cell) => cell.toLowerCase())
+            if (first.includes('createdat')) {
+              columns = {
+                createdAt: first.indexOf('createdat'),
+                amount: first.indexOf('amount'),
+                id: first.indexOf('id'),
+              }
+              continue
+            }
+            columns = { createdAt: 0, amount: 1, id: 2 }
+          }
+          const line = info.lines
+          const createdAtText = record[columns.createdAt] ?? ''
+          const amountText = record[columns.amount] ?? ''
+          const id = columns.id >= 0 ? (record[columns.id] ?? '') : ''
+          const createdAt = parseTimestamp(createdAtText)
+          const amount = parseAmount(amountText)
+          if (!createdAt) {
+            reject(line, `시각을 읽을 수 없습니다: "${createdAtText}" (예: 2026-03-01T09:15:00+09:00)`)
+            continue
+          }
+          if (amount === null) {
+            reject(
+              line,
+              `금액은 0부터 ${maxAmount.toLocaleString('ko-KR')}까지의 정수(원)여야 합니다: "${amountText}"`,
+            )
+            continue
+          }
+          if (id.length > 200) {
+            reject(line, 'id가 너무 깁니다 (200자 이하)')
+            continue
+          }
+          const time = createdAt.toISOString()
+          batch.lines.push(line)
+          batch.times.push(time)
+          batch.amounts.push(amount)
+          batch.ids.push(id || null)
+          batch.keys.push(id ? null : `${time}|${amount}`)
+          rows++
+          if (batch.lines.length >= batchRows) await flush()
+        }
+        await reading
+      } catch (error) {
+        if (!('code' in (error as object)) || !String((error as { code: unknown }).code).startsWith('CSV_'))
+          throw error
+        reject((error as { lines?: number }).lines ?? 0, `CSV 형식 오류: ${(error as Error).message}`)
+      }
+      await flush()
+
+      // An id met on an earlier line: every later line with it is bad.
+      const duplicates = await queryRows<{ line: number; id: string; first: number; total: number }>(
+        tx,
+        sql`select line, id, first, count(*) over ()::integer as total
+            from (select line, id, min(line) over (partition by id) as first from import_rows where id is not null) d
+            where line > first order by line limit ${maxReportedLines}`,
+      )
+      if (duplicates.length > 0 || rejectedCount > 0) {
+        const all = [
+          ...rejected,
+          ...duplicates.map((d) => ({
+            line: d.line,
+            reason: `id "${d.id}"가 ${d.first}번째 줄에도 있습니다`,
+          })),
+        ].sort((a, b) => a.line - b.line)
+        throw new Rejection({
+          imported: 0,
+          skipped: 0,
+          rejected: all.slice(0, maxReportedLines),
+          rejectedCount: rejectedCount + (duplicates[0]?.total ?? 0),
+        })
+      }
+
+      // Source ids: `id:<id>`, or for a row without one, its time and amount and which occurrence of
+      // that pair it is in the file (so two identical sales stay two records).
+      await tx.execute(
+        sql.raw(
+          'create temp table import_ready on commit drop as ' +
+            "select line, created_at, amount, case when id is not null then 'id:' || id " +
+            "else 'row:' || key || '|' || row_number() over (partition by key order by line) end as source_id " +
+            'from import_rows order by line',
+        ),
+      )
+      await tx.execute(sql.raw('create index on import_ready (line)'))
+      const [last] = await queryRows<{ line: number | null }>(
+        tx,
+        sql`select max(line) as line from import_ready`,
+      )
+      let imported = 0
+      for (let from = 0; from <= (last?.line ?? -1); from += insertChunkLines) {
+        const [added] = await queryRows<{ n: number }>(
+          tx,
+          sql`with added as (
+                insert into usages (store_id, created_at, amount, source_id)
+                select ${storeId}, created_at, amount, source_id from import_ready
+                where line >= ${from} and line < ${from + insertChunkLines} order by line
+                on conflict (store_id, source_id) do nothing
+                returning 1)
+              select count(*)::integer as n from added`,
+        )
+        imported += added?.n ?? 0
+      }
+      return { imported, skipped: rows - imported, rejected: [], rejectedCount: 0 }
+    })
+  } catch (error) {
+    if (error instanceof Rejection) return error.report
+    throw error
+  }
 }

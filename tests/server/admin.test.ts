@@ -149,6 +149,39 @@ describe('importing usage records from CSV', () => {
     expect(await usages2026()).toEqual([])
   })
 
+  it('names at most 1,000 bad lines, counts them all, and imports nothing', async () => {
+    await ownerWithStore()
+    const lines = ['createdAt,amount,id']
+    for (let n = 1; n <= 1500; n++) lines.push(`2026-01-02T00:00:00Z,${n % 2 ? 'x' : '3000'},dup`)
+    const result = await admin('import', '1', csvFile('many-bad.csv', lines.join('\n')))
+    expect(result.code).toBe(1)
+    const reported = result.output.split('\n').filter((line) => line.startsWith('line '))
+    expect(reported).toHaveLength(1000)
+    // Bad amounts and repeated ids, in file order: line 2 is a bad amount, line 3 the first "dup".
+    expect(reported.slice(0, 3)).toEqual([
+      'line 2: 금액은 0부터 10,000,000까지의 정수(원)여야 합니다: "x"',
+      'line 4: 금액은 0부터 10,000,000까지의 정수(원)여야 합니다: "x"',
+      'line 5: id "dup"가 3번째 줄에도 있습니다',
+    ])
+    expect(result.output).toContain('... (only the first 1000 bad lines are listed)')
+    expect(result.output.split('\n').at(-1)).toBe(
+      'rejected 1499 row(s); nothing was imported. Fix the file and run again.',
+    )
+    expect(await usages2026()).toEqual([])
+  })
+
+  it('a file that is not CSV (an unclosed quote) imports nothing and says where', async () => {
+    await ownerWithStore()
+    const result = await admin(
+      'import',
+      '1',
+      csvFile('broken.csv', '2026-01-02T00:00:00Z,3000,a\n"2026-01-03,4000,b\n'),
+    )
+    expect(result.code).toBe(1)
+    expect(result.output).toMatch(/^line \d+: CSV 형식 오류: /)
+    expect(await usages2026()).toEqual([])
+  })
+
   it('refuses an unknown store before reading the file', async () => {
     await ownerWithStore()
     await expect(admin('import', '9', csvFile('x.csv', '2026-01-02T00:00:00Z,3000'))).rejects.toThrow(

@@ -1,15 +1,32 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { listSnapshots } from '../../server/db/snapshots.ts'
 
 // The real process entry (`npm start` runs it after the build), on the embedded database.
-const dataDir = mkdtempSync(path.join(tmpdir(), 'laundry-process-'))
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+const root = mkdtempSync(path.join(tmpdir(), 'laundry-process-'))
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+const dataDir = path.join(root, 'data')
 
-function start(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/server.ts'], {
+/** Runs `script` (the server, or an admin command with `args`), optionally through a wrapper command. */
+function run(
+  script: string,
+  { env = {}, args = [], wrap = [] }: { env?: Record<string, string>; args?: string[]; wrap?: string[] } = {},
+) {
+  const command = [...wrap, process.execPath, '--import', 'tsx', script, ...args]
+  const child = spawn(command[0] as string, command.slice(1), {
     env: {
       ...process.env,
       DATABASE_URL: '',
@@ -31,6 +48,9 @@ function start(env: Record<string, string>) {
   return { child, exited, output: () => output }
 }
 
+const start = (env: Record<string, string> = {}, wrap: string[] = []) =>
+  run('server/server.ts', { env, wrap })
+
 async function listening(server: ReturnType<typeof start>) {
   for (let waited = 0; waited < 60_000; waited += 100) {
     const url = server.output().match(/listening on (http:\/\/\S+)/)?.[1]
@@ -44,7 +64,7 @@ const stop = (child: ChildProcessWithoutNullStreams, signal: NodeJS.Signals) => 
 
 describe('the server process', () => {
   it('listens, says where, and on SIGTERM closes the database cleanly and exits 0', async () => {
-    const server = start({})
+    const server = start()
     const url = await listening(server)
     expect(url).toMatch(/^http:\/\/localhost:\d+$/)
     const response = await fetch(`${url}/api/nope`)
@@ -56,7 +76,7 @@ describe('the server process', () => {
     expect(existsSync(path.join(dataDir, 'pglite.lock'))).toBe(false)
 
     // The same data directory opens again, and SIGINT (Ctrl+C) closes it as well.
-    const again = start({})
+    const again = start()
     await listening(again)
     stop(again.child, 'SIGINT')
     expect(await again.exited).toBe(0)
@@ -67,4 +87,96 @@ describe('the server process', () => {
     expect(await server.exited).toBe(1)
     expect(server.output()).toMatch(/JWT_SECRET is required when NODE_ENV=production/)
   }, 30_000)
+
+  it('a crash as PID 1 in a container leaves no lock that blocks the restart', async () => {
+    const dir = path.join(root, 'container')
+    // A new PID namespace, as in a container: the server is PID 1 there, each time.
+    const container = ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child=SIGKILL']
+    const first = start({ DATA_DIR: dir }, container)
+    const url = await listening(first)
+    expect(JSON.parse(readFileSync(path.join(dir, 'pglite.lock'), 'utf8')).pid).toBe(1)
+    stop(first.child, 'SIGKILL')
+    await first.exited
+    await gone(url)
+    expect(existsSync(path.join(dir, 'pglite.lock'))).toBe(true)
+
+    const second = start({ DATA_DIR: dir }, container)
+    await listening(second)
+    stop(second.child, 'SIGKILL')
+    await second.exited
+  }, 180_000)
+
+  it('keeps DATA_DIR owner-only, even under umask 000 and over files an older version left open', async () => {
+    const dir = path.join(root, 'modes')
+    mkdirSync(path.join(dir, 'images'), { recursive: true })
+    chmodSync(dir, 0o777)
+    writeFileSync(path.join(dir, 'images', 'old.png'), 'png', { mode: 0o666 })
+    chmodSync(path.join(dir, 'images', 'old.png'), 0o666)
+    const server = start({ DATA_DIR: dir }, ['sh', '-c', 'umask 000 && exec "$0" "$@"'])
+    await listening(server)
+    // The first snapshot, taken right after the start.
+    await until(() => listSnapshots(path.join(dir, 'snapshots')).length > 0, server)
+    stop(server.child, 'SIGTERM')
+    expect(await server.exited).toBe(0)
+
+    const open: string[] = []
+    let files = 0
+    const walk = (target: string) => {
+      const stat = lstatSync(target)
+      files++
+      if ((stat.mode & 0o077) !== 0)
+        open.push(`${(stat.mode & 0o777).toString(8)} ${path.relative(dir, target)}`)
+      if (stat.isDirectory()) for (const name of readdirSync(target)) walk(path.join(target, name))
+    }
+    walk(dir)
+    expect(files).toBeGreaterThan(500)
+    expect(open).toEqual([])
+  }, 180_000)
+
+  it('a damaged database: the server does not start and names the snapshot to restore; restore refuses while the server runs', async () => {
+    // The database of the test before, with its snapshot.
+    const dir = path.join(root, 'modes')
+    const [newest] = listSnapshots(path.join(dir, 'snapshots'))
+    if (!newest) throw new Error('expected a snapshot')
+    const control = path.join(dir, 'pglite', 'global', 'pg_control')
+    writeFileSync(control, readFileSync(control).fill(0x55, 0, 64))
+
+    const damaged = start({ DATA_DIR: dir })
+    expect(await damaged.exited).toBe(1)
+    expect(damaged.output()).toContain(`The newest snapshot is ${newest.file}`)
+    expect(damaged.output()).toContain(`npm run admin -- restore ${newest.file}`)
+
+    const restore = run('server/admin.ts', { env: { DATA_DIR: dir }, args: ['restore', newest.file] })
+    expect(await restore.exited).toBe(0)
+    expect(restore.output()).toContain(`restored ${newest.file}`)
+
+    const server = start({ DATA_DIR: dir })
+    await listening(server)
+    const refused = run('server/admin.ts', { env: { DATA_DIR: dir }, args: ['restore', newest.file] })
+    expect(await refused.exited).toBe(1)
+    expect(refused.output()).toMatch(/is in use by process \d+/)
+    stop(server.child, 'SIGTERM')
+    expect(await server.exited).toBe(0)
+  }, 240_000)
 })
+
+/** Waits until nothing answers at `url` (the killed server is gone). */
+async function gone(url: string) {
+  for (let waited = 0; waited < 30_000; waited += 100) {
+    try {
+      await fetch(url)
+    } catch {
+      return
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`${url} still answers`)
+}
+
+async function until(condition: () => boolean, server: ReturnType<typeof run>) {
+  for (let waited = 0; waited < 90_000; waited += 200) {
+    if (condition()) return
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  throw new Error(`timed out: ${server.output()}`)
+}

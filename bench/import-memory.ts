@@ -1,0 +1,100 @@
+// Imports a generated CSV of N rows (default 300,000) into a new embedded database (or, with
+// DATABASE_URL, a new PostgreSQL database) and prints one JSON line: rows, imported, seconds and the
+// process's peak resident memory (VmHWM). Run as its own process so the peak is the import's:
+//   node --import tsx bench/import-memory.ts [rows]
+// `tests/server/import-memory.test.ts` runs it with 300,000 rows; `npm run bench` with 3,000,000.
+
+import { spawnSync } from 'node:child_process'
+import { once } from 'node:events'
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import pg from 'pg'
+import { addStore } from '../server/db/accounts.ts'
+import { openDatabase } from '../server/db/client.ts'
+import { importUsageCsv } from '../server/db/import.ts'
+
+if (process.argv[2] === '--create') {
+  const created = await openDatabase({ pgliteDir: path.join(process.argv[3] ?? '', 'pglite') })
+  await created.close()
+  process.exit(0)
+}
+
+const rows = Number(process.argv[2] ?? 300_000)
+const peakRssMb = () =>
+  Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]) / 1024
+
+/** A year of one busy chain's records: every other row with an id, some identical rows without. */
+async function writeCsv(file: string) {
+  const out = createWriteStream(file)
+  out.write('createdAt,amount,id\n')
+  const start = Date.UTC(2025, 0, 1)
+  for (let n = 0; n < rows; n++) {
+    const time = new Date(start + Math.floor((n * 365 * 86_400_000) / rows)).toISOString()
+    const amount = 1000 + (n % 50) * 500
+    const line = n % 2 === 0 ? `${time},${amount},pos-${n}\n` : `${time},${amount},\n`
+    if (!out.write(line)) await once(out, 'drain')
+  }
+  out.end()
+  await once(out, 'finish')
+}
+
+const dir = mkdtempSync(path.join(tmpdir(), 'laundry-import-'))
+let dropPostgres = async () => {}
+try {
+  const file = path.join(dir, 'sales.csv')
+  await writeCsv(file)
+  let target: Parameters<typeof openDatabase>[0] = { pgliteDir: path.join(dir, 'pglite') }
+  if (process.env.DATABASE_URL) {
+    const name = `laundry_import_${process.pid}`
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL })
+    await admin.connect()
+    await admin.query(`create database ${name}`)
+    await admin.end()
+    const url = new URL(process.env.DATABASE_URL)
+    url.pathname = `/${name}`
+    target = { databaseUrl: url.toString() }
+    dropPostgres = async () => {
+      const client = new pg.Client({ connectionString: process.env.DATABASE_URL })
+      await client.connect()
+      await client.query(`drop database if exists ${name} with (force)`)
+      await client.end()
+    }
+  }
+  if ('pgliteDir' in target) {
+    // Created by another process: a new PGlite database's initdb peaks far above what opening one takes.
+    const created = spawnSync(process.execPath, [
+      '--import',
+      'tsx',
+      fileURLToPath(import.meta.url),
+      '--create',
+      dir,
+    ])
+    if (created.status !== 0) throw new Error(`creating the database failed: ${created.stderr}`)
+  }
+  const database = await openDatabase(target)
+  try {
+    const storeId = await addStore(database.db, { name: '대량점' })
+    const rssBeforeMb = process.memoryUsage().rss / 1024 / 1024
+    const started = performance.now()
+    const report = await importUsageCsv(database.db, storeId, createReadStream(file))
+    const seconds = (performance.now() - started) / 1000
+    console.log(
+      JSON.stringify({
+        database: database.kind,
+        rows,
+        imported: report.imported,
+        rejectedCount: report.rejectedCount,
+        seconds: Number(seconds.toFixed(1)),
+        rssBeforeMb: Math.round(rssBeforeMb),
+        peakRssMb: Math.round(peakRssMb()),
+      }),
+    )
+  } finally {
+    await database.close()
+  }
+} finally {
+  await dropPostgres()
+  rmSync(dir, { recursive: true, force: true })
+}

@@ -1,0 +1,223 @@
+// Snapshots of the embedded database. PGlite runs without fsync (its Node file system has none), so
+// after a power cut or an OS crash its files may hold anything the kernel had not yet written. A
+// snapshot is a consistent copy that did reach the disk: a CHECKPOINT, then PGlite's own dump of the
+// data directory (taken while no query runs), gzipped into a temporary file that is fsynced, renamed
+// into place, and the folder fsynced. The newest SNAPSHOTS_KEPT are kept. `restoreSnapshot` puts one
+// back into a stopped data directory.
+import { existsSync, readdirSync } from 'node:fs'
+import { mkdir, open, readdir, readFile, rename, rm, unlink } from 'node:fs/promises'
+import path from 'node:path'
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import type { ReadableStream as WebReadableStream } from 'node:stream/web'
+import { createGzip, gunzipSync } from 'node:zlib'
+import { PGlite } from '@electric-sql/pglite'
+import { ownerOnly } from '../files.ts'
+import { checkDatabase, lockDirectory } from './client.ts'
+
+const namePattern = /^pglite-(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})Z\.tar\.gz$/
+
+const nameFor = (date: Date) => `pglite-${date.toISOString().replace(/[-:.]/g, '')}.tar.gz`
+
+export interface Snapshot {
+  file: string
+  taken: Date
+}
+
+/** The snapshots in `dir`, newest first (their names hold the UTC time they were taken). */
+export function listSnapshots(dir: string): Snapshot[] {
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return []
+  }
+  return names
+    .map((name) => ({ name, match: namePattern.exec(name) }))
+    .filter((entry) => entry.match !== null)
+    .sort((a, b) => (a.name < b.name ? 1 : -1))
+    .map(({ name, match }) => {
+      const [, y, mo, d, h, mi, s, ms] = match as RegExpExecArray
+      return { file: path.join(dir, name), taken: new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}.${ms}Z`) }
+    })
+}
+
+async function fsyncPath(target: string) {
+  const handle = await open(target, 'r')
+  try {
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+}
+
+/** Fsyncs every file and folder under `dir` (PGlite itself never does). */
+async function fsyncTree(dir: string) {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name)
+    if (entry.isDirectory()) await fsyncTree(full)
+    else if (entry.isFile()) await fsyncPath(full)
+  }
+  await fsyncPath(dir)
+}
+
+export interface SnapshotResult {
+  file: string
+  bytes: number
+  /** How long the database answered nothing (the CHECKPOINT and the dump); the event loop is busy for the dump. */
+  blockedMs: number
+  /** Until the file was on disk. */
+  totalMs: number
+  removed: string[]
+}
+
+/** Writes one snapshot of `pglite` into `dir` and removes all but the newest `kept`. */
+export async function writeSnapshot(
+  pglite: PGlite,
+  { dir, kept }: { dir: string; kept: number },
+  now = new Date(),
+): Promise<SnapshotResult> {
+  const started = performance.now()
+  await mkdir(dir, { recursive: true, mode: 0o700 })
+  // Leftovers of a snapshot cut short by a crash (only one process writes here: it holds the lock).
+  for (const name of await readdir(dir)) {
+    if (name.startsWith('.pglite-') && name.endsWith('.tmp')) await unlink(path.join(dir, name))
+  }
+  await pglite.exec('CHECKPOINT')
+  const dump = await pglite.dumpDataDir('none')
+  const blockedMs = performance.now() - started
+
+  let taken = now
+  while (existsSync(path.join(dir, nameFor(taken)))) taken = new Date(taken.getTime() + 1)
+  const file = path.join(dir, nameFor(taken))
+  const temporary = path.join(dir, `.${path.basename(file)}.tmp`)
+  const handle = await open(temporary, 'wx', 0o600)
+  try {
+    // gzip runs on libuv's thread pool: requests are answered meanwhile.
+    await pipeline(
+      Readable.fromWeb(dump.stream() as WebReadableStream<Uint8Array>),
+      createGzip({ level: 1 }),
+      async (gzipped: AsyncIterable<Buffer>) => {
+        for await (const chunk of gzipped) await handle.write(chunk)
+      },
+    )
+    await handle.sync()
+  } catch (error) {
+    await handle.close()
+    await rm(temporary, { force: true })
+    throw error
+  }
+  const { size } = await handle.stat()
+  await handle.close()
+  await rename(temporary, file)
+  await fsyncPath(dir)
+
+  const removed = listSnapshots(dir)
+    .slice(kept)
+    .map((old) => old.file)
+  for (const old of removed) await unlink(old)
+  if (removed.length > 0) await fsyncPath(dir)
+  return { file, bytes: size, blockedMs, totalMs: performance.now() - started, removed }
+}
+
+/**
+ * The server's schedule: a snapshot every `minutes`, skipped when nothing was written since the last one
+ * (the write-ahead log's insert position has not moved: cheap to read, and every change moves it), and
+ * a last one on shutdown. One snapshot at a time.
+ */
+export class SnapshotSchedule {
+  #last: string | null = null
+  #timer: NodeJS.Timeout | undefined
+  #queue: Promise<unknown> = Promise.resolve()
+
+  constructor(
+    private readonly pglite: PGlite,
+    private readonly options: { dir: string; kept: number; minutes: number },
+    private readonly log: {
+      info(fields: object, message: string): void
+      error(fields: object, message: string): void
+    },
+  ) {}
+
+  async #position() {
+    const result = await this.pglite.query<{ lsn: string }>('select pg_current_wal_insert_lsn()::text as lsn')
+    return result.rows[0]?.lsn ?? ''
+  }
+
+  /** Takes a snapshot unless nothing changed since the last one this schedule took; null when skipped. */
+  takeIfChanged(reason: string): Promise<SnapshotResult | null> {
+    const run = this.#queue.then(async () => {
+      const before = await this.#position()
+      if (before === this.#last) return null
+      const result = await writeSnapshot(this.pglite, this.options)
+      // Read after the CHECKPOINT (which moves the position itself); a write that slipped in between only
+      // makes the next run take a snapshot it could have skipped.
+      this.#last = await this.#position()
+      this.log.info(
+        {
+          reason,
+          file: result.file,
+          bytes: result.bytes,
+          blockedMs: Math.round(result.blockedMs),
+          totalMs: Math.round(result.totalMs),
+          removed: result.removed,
+        },
+        'database snapshot written',
+      )
+      return result
+    })
+    this.#queue = run.catch(() => {})
+    return run
+  }
+
+  start() {
+    this.#timer = setInterval(() => {
+      this.takeIfChanged('schedule').catch((error: unknown) =>
+        this.log.error({ err: error }, 'database snapshot failed'),
+      )
+    }, this.options.minutes * 60_000)
+    this.#timer.unref()
+  }
+
+  /** Stops the schedule and takes a last snapshot if anything changed. */
+  async stop() {
+    clearInterval(this.#timer)
+    await this.takeIfChanged('shutdown')
+  }
+}
+
+/**
+ * Puts a snapshot back as the embedded database in `pgliteDir`. Refuses while another process (the
+ * server) holds the database. The snapshot is loaded and checked in a folder beside it, synced to disk,
+ * and only then swapped in; the database it replaces is kept aside (renamed), never deleted.
+ */
+export async function restoreSnapshot(file: string, pgliteDir: string, now = new Date()) {
+  const unlock = lockDirectory(pgliteDir)
+  try {
+    const bytes = await readFile(file)
+    const tar = bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes
+    const restoring = `${pgliteDir}.restoring`
+    await rm(restoring, { recursive: true, force: true })
+    let client: PGlite | undefined
+    try {
+      client = await PGlite.create({ dataDir: restoring, loadDataDir: new Blob([tar]) })
+      await checkDatabase(client)
+    } catch (error) {
+      await client?.close().catch(() => {})
+      await rm(restoring, { recursive: true, force: true })
+      throw new Error(`${file} is not a usable snapshot: ${(error as Error).message}`, { cause: error })
+    }
+    await client.close()
+    ownerOnly(restoring)
+    await fsyncTree(restoring)
+    const keptAside = existsSync(pgliteDir)
+      ? `${pgliteDir}.before-restore-${now.toISOString().replace(/[-:.]/g, '')}`
+      : null
+    if (keptAside) await rename(pgliteDir, keptAside)
+    await rename(restoring, pgliteDir)
+    await fsyncPath(path.dirname(pgliteDir))
+    return { keptAside }
+  } finally {
+    unlock()
+  }
+}

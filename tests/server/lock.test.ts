@@ -1,0 +1,70 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, describe, expect, inject, it } from 'vitest'
+import { DatabaseInUseError, openDatabase } from '../../server/db/client.ts'
+
+// The embedded database's lock file names its owner by pid, start time and boot, so a lock left by a
+// crash is taken over even when the new process has the dead one's pid (PID 1 in a container).
+const dir = mkdtempSync(path.join(tmpdir(), 'laundry-lock-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const pgliteDir = path.join(dir, 'pglite')
+const lockFile = `${pgliteDir}.lock`
+const bootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
+const startTime = (pid: number) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+}
+
+async function opens() {
+  const database = await openDatabase({ pgliteDir })
+  await database.close()
+}
+
+describe('the lock of the embedded database', () => {
+  it('is written whole, naming this process, and let go on close', async () => {
+    const database = await openDatabase({
+      pgliteDir,
+      loadDataDir: new Blob([readFileSync(inject('pgliteTemplate'))]),
+    })
+    try {
+      expect(JSON.parse(readFileSync(lockFile, 'utf8'))).toEqual({
+        pid: process.pid,
+        start: startTime(process.pid),
+        boot: bootId,
+      })
+      await expect(openDatabase({ pgliteDir })).rejects.toThrow(DatabaseInUseError)
+    } finally {
+      await database.close()
+    }
+  }, 60_000)
+
+  it('left by a process that had our pid (a restarted container) is stale', async () => {
+    writeFileSync(lockFile, JSON.stringify({ pid: process.pid, start: '1', boot: bootId }))
+    await opens()
+    // An older version's lock, the pid alone: naming this process, which does not hold it.
+    writeFileSync(lockFile, String(process.pid))
+    await opens()
+  }, 60_000)
+
+  it('left before the machine restarted is stale, even if its pid runs now', async () => {
+    writeFileSync(lockFile, JSON.stringify({ pid: 1, start: startTime(1), boot: 'another-boot' }))
+    await opens()
+  }, 60_000)
+
+  it('held by another live process is respected', async () => {
+    const other = spawn('sleep', ['60'])
+    try {
+      const pid = other.pid as number
+      await new Promise((resolve) => other.on('spawn', resolve))
+      writeFileSync(lockFile, JSON.stringify({ pid, start: startTime(pid), boot: bootId }))
+      await expect(openDatabase({ pgliteDir })).rejects.toThrow(`in use by process ${pid}`)
+      // The same pid started at another time is another process: the lock is stale.
+      writeFileSync(lockFile, JSON.stringify({ pid, start: '1', boot: bootId }))
+      await opens()
+    } finally {
+      other.kill()
+    }
+  }, 60_000)
+})

@@ -1,0 +1,220 @@
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { gunzipSync } from 'node:zlib'
+import { PGlite } from '@electric-sql/pglite'
+import { sql } from 'drizzle-orm'
+import { afterAll, describe, expect, inject, it } from 'vitest'
+import { addStore, addUser, listAccounts } from '../../server/db/accounts.ts'
+import {
+  type Database,
+  DatabaseDamagedError,
+  DatabaseInUseError,
+  openDatabase,
+  queryRows,
+} from '../../server/db/client.ts'
+import { listSnapshots, restoreSnapshot, SnapshotSchedule, writeSnapshot } from '../../server/db/snapshots.ts'
+
+// Snapshots are the embedded database's only copy that surely reached the disk.
+const root = mkdtempSync(path.join(tmpdir(), 'laundry-snapshots-'))
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+let count = 0
+const template = () => new Blob([readFileSync(inject('pgliteTemplate'))])
+
+/** A new embedded database in its own folder, its snapshots beside it. */
+async function newDatabase() {
+  const dir = path.join(root, `db-${++count}`)
+  const pgliteDir = path.join(dir, 'pglite')
+  const snapshotDir = path.join(dir, 'snapshots')
+  const database = await openDatabase({ pgliteDir, loadDataDir: template() })
+  return { dir, pgliteDir, snapshotDir, database }
+}
+
+const pglite = (database: Database) => {
+  if (!database.pglite) throw new Error('expected PGlite')
+  return database.pglite
+}
+
+const phones = async (database: Database) => (await listAccounts(database.db)).map((user) => user.phone)
+
+const silentLog = { info() {}, error() {} }
+
+describe('snapshots of the embedded database', () => {
+  it('are complete, loadable, owner-only files, and the newest N are kept', async () => {
+    const { snapshotDir, database } = await newDatabase()
+    try {
+      await addUser(database.db, { phone: '01012345678', name: '김사장' })
+      const first = await writeSnapshot(
+        pglite(database),
+        { dir: snapshotDir, kept: 2 },
+        new Date('2026-11-01T00:00:00Z'),
+      )
+      console.log(
+        `snapshot of an almost empty database: ${(first.bytes / 1e6).toFixed(1)} MB gzipped, ` +
+          `database held ${first.blockedMs.toFixed(0)} ms, on disk after ${first.totalMs.toFixed(0)} ms`,
+      )
+      expect(statSync(first.file).mode & 0o777).toBe(0o600)
+      expect(statSync(snapshotDir).mode & 0o777).toBe(0o700)
+
+      // Loadable, with the data it was taken with.
+      const loaded = await PGlite.create({ loadDataDir: new Blob([gunzipSync(readFileSync(first.file))]) })
+      try {
+        expect((await loaded.query<{ phone: string }>('select phone from users')).rows).toEqual([
+          { phone: '01012345678' },
+        ])
+      } finally {
+        await loaded.close()
+      }
+
+      for (const day of ['02', '03', '04']) {
+        await writeSnapshot(
+          pglite(database),
+          { dir: snapshotDir, kept: 2 },
+          new Date(`2026-11-${day}T00:00:00Z`),
+        )
+      }
+      // Two kept, the newest first; no temporary file left behind.
+      expect(listSnapshots(snapshotDir).map((s) => s.taken.toISOString())).toEqual([
+        '2026-11-04T00:00:00.000Z',
+        '2026-11-03T00:00:00.000Z',
+      ])
+      expect(readdirSync(snapshotDir).sort()).toEqual([
+        'pglite-20261103T000000000Z.tar.gz',
+        'pglite-20261104T000000000Z.tar.gz',
+      ])
+    } finally {
+      await database.close()
+    }
+  }, 60_000)
+
+  it('on the schedule, skips a snapshot when nothing changed since the last one', async () => {
+    const { snapshotDir, database } = await newDatabase()
+    try {
+      const schedule = new SnapshotSchedule(
+        pglite(database),
+        { dir: snapshotDir, kept: 5, minutes: 15 },
+        silentLog,
+      )
+      expect(await schedule.takeIfChanged('test')).not.toBeNull()
+      // Reads do not count as changes.
+      await phones(database)
+      expect(await schedule.takeIfChanged('test')).toBeNull()
+      await addStore(database.db, { name: '역삼점' })
+      expect(await schedule.takeIfChanged('test')).not.toBeNull()
+      expect(await schedule.takeIfChanged('test')).toBeNull()
+      expect(listSnapshots(snapshotDir)).toHaveLength(2)
+    } finally {
+      await database.close()
+    }
+  }, 60_000)
+
+  it('restore puts a snapshot back into a stopped data directory, and refuses while the database is open', async () => {
+    const { pgliteDir, snapshotDir, database } = await newDatabase()
+    let open: Database | null = database
+    try {
+      await addUser(database.db, { phone: '01011112222', name: '하나' })
+      const { file } = await writeSnapshot(pglite(database), { dir: snapshotDir, kept: 3 })
+      await addUser(database.db, { phone: '01033334444', name: '둘' })
+
+      // The server (here: this process) holds the database: nothing is touched.
+      await expect(restoreSnapshot(file, pgliteDir)).rejects.toThrow(DatabaseInUseError)
+      expect(await phones(database)).toEqual(['01011112222', '01033334444'])
+
+      await database.close()
+      open = null
+      const { keptAside } = await restoreSnapshot(file, pgliteDir)
+      open = await openDatabase({ pgliteDir })
+      expect(await phones(open)).toEqual(['01011112222'])
+      await open.close()
+      open = null
+
+      // The replaced database is kept aside, whole.
+      expect(keptAside).toMatch(/pglite\.before-restore-/)
+      open = await openDatabase({ pgliteDir: keptAside as string })
+      expect(await phones(open)).toEqual(['01011112222', '01033334444'])
+    } finally {
+      await open?.close()
+    }
+  }, 90_000)
+
+  it('a file that is not a snapshot is refused and the database is left as it was', async () => {
+    const { dir, pgliteDir, database } = await newDatabase()
+    await addUser(database.db, { phone: '01011112222', name: '하나' })
+    await database.close()
+    const bogus = path.join(dir, 'bogus.tar.gz')
+    writeFileSync(bogus, 'not a snapshot')
+    await expect(restoreSnapshot(bogus, pgliteDir)).rejects.toThrow(/is not a usable snapshot/)
+    const again = await openDatabase({ pgliteDir })
+    try {
+      expect(await phones(again)).toEqual(['01011112222'])
+    } finally {
+      await again.close()
+    }
+  }, 60_000)
+})
+
+describe('a damaged embedded database', () => {
+  /** A closed database with one snapshot, and a damaged copy of its folder. */
+  async function damagedCopy(damage: (pgliteDir: string, usagesFile: string) => void) {
+    const { dir, pgliteDir, snapshotDir, database } = await newDatabase()
+    const storeId = await addStore(database.db, { name: '역삼점' })
+    await database.db.execute(
+      sql`insert into usages (store_id, created_at, amount) select ${storeId}, now(), 1000 from generate_series(1, 500)`,
+    )
+    const [{ file: usagesFile } = { file: '' }] = await queryRows<{ file: string }>(
+      database.db,
+      sql`select pg_relation_filepath('usages') as file`,
+    )
+    const { file } = await writeSnapshot(pglite(database), { dir: snapshotDir, kept: 3 })
+    await database.close()
+    damage(pgliteDir, path.join(pgliteDir, usagesFile))
+    return { dir, pgliteDir, snapshotDir, file }
+  }
+
+  async function expectDamaged(pgliteDir: string, snapshotDir: string, file: string) {
+    const error = await openDatabase({ pgliteDir, snapshotDir }).then(
+      (opened) => opened.close().then(() => null),
+      (caught: unknown) => caught,
+    )
+    expect(error).toBeInstanceOf(DatabaseDamagedError)
+    const message = (error as Error).message
+    console.log(message)
+    expect(message).toContain(`The newest snapshot is ${file}`)
+    expect(message).toContain(`npm run admin -- restore ${file}`)
+    // The lock was let go: the restore it recommends can run.
+    await restoreSnapshot(file, pgliteDir)
+    const restored = await openDatabase({ pgliteDir, snapshotDir })
+    try {
+      const [row] = await queryRows<{ n: number }>(restored.db, sql`select count(*)::int as n from usages`)
+      expect(row?.n).toBe(500)
+    } finally {
+      await restored.close()
+    }
+  }
+
+  it('with a garbled pg_control: the start-up names the newest snapshot and the command that restores it', async () => {
+    const { pgliteDir, snapshotDir, file } = await damagedCopy((dir) => {
+      const control = path.join(dir, 'global', 'pg_control')
+      const bytes = readFileSync(control)
+      bytes.fill(0x55, 0, 64)
+      writeFileSync(control, bytes)
+    })
+    await expectDamaged(pgliteDir, snapshotDir, file)
+  }, 90_000)
+
+  it('with a garbled table file: the check at start-up finds it', async () => {
+    const { pgliteDir, snapshotDir, file } = await damagedCopy((_dir, usagesFile) => {
+      const bytes = readFileSync(usagesFile)
+      bytes.fill(0x55, 100, 4000)
+      writeFileSync(usagesFile, bytes)
+    })
+    await expectDamaged(pgliteDir, snapshotDir, file)
+  }, 90_000)
+
+  it('without a snapshot, says there is none', async () => {
+    const { pgliteDir, snapshotDir, database } = await newDatabase()
+    await database.close()
+    renameSync(path.join(pgliteDir, 'global', 'pg_control'), path.join(pgliteDir, 'pg_control.moved'))
+    await expect(openDatabase({ pgliteDir, snapshotDir })).rejects.toThrow(/There is no snapshot in/)
+  }, 60_000)
+})
