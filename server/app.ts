@@ -7,7 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyRequest } from 'fastify'
 import type { Config } from './config.ts'
 import type { Database } from './db/client.ts'
-import { ApiError, handleClientError, handleError, messages } from './errors.ts'
+import { ApiError, handleClientError, handleError, messages, serializeError } from './errors.ts'
 import { createOtp, type Otp } from './plugins/otp.ts'
 import { type SmsSender, smsFromConfig } from './plugins/sms.ts'
 import { createTokens, jwtSecret, type Tokens } from './plugins/tokens.ts'
@@ -101,6 +101,7 @@ export async function buildApp({ config, database, logStream, now = () => new Da
       level: config.logLevel,
       ...(logStream ? { stream: logStream } : {}),
       serializers: {
+        err: serializeError,
         req: (request) => ({
           method: request.method,
           url: redactUrl(request.url),

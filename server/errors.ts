@@ -87,6 +87,35 @@ function validationMessage(error: FastifyError): string {
   return messages.badRequest
 }
 
+interface LoggedError {
+  [key: string]: unknown
+  type: string
+  message: string
+  stack: string
+}
+
+/**
+ * Errors as logs show them (the logger's `err` serializer): type, message, code and call stack, never
+ * the values a database query ran with. Drizzle puts a failed query's parameters (phone numbers,
+ * hashes) in its message, and PostgreSQL repeats key values in `detail`; both stay out.
+ */
+export function serializeError(error: unknown, depth = 0): LoggedError {
+  if (!(error instanceof Error)) return { type: typeof error, message: String(error), stack: '' }
+  const query = (error as { query?: unknown }).query
+  const hasParams = typeof query === 'string' && 'params' in error
+  const message = hasParams ? `Failed query: ${query}` : error.message
+  const frames = error.stack?.split('\n').filter((line) => line.startsWith('    at ')) ?? []
+  const logged: LoggedError = {
+    type: error.constructor.name,
+    message,
+    stack: [`${error.name}: ${message}`, ...frames].join('\n'),
+  }
+  const code = (error as { code?: unknown }).code
+  if (code !== undefined) logged.code = code
+  if (error.cause !== undefined && depth < 3) logged.cause = serializeError(error.cause, depth + 1)
+  return logged
+}
+
 export function handleError(error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof ApiError) {
     if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds))
@@ -99,8 +128,8 @@ export function handleError(error: FastifyError | ApiError, request: FastifyRequ
     request.log.error({ err: error }, 'request failed')
     return reply.code(500).send({ message: messages.server })
   }
-  // Only the code: a parser's message can quote the request (a JSON syntax error quotes the body,
-  // with its phone number and code), and request logs never hold what the client sent.
+  // The code only: request logs never hold what the client sent, and a plugin's message may quote it
+  // (a bad percent-encoding's message quotes the address).
   request.log.info({ code: error.code, statusCode: status }, 'request refused')
   return reply.code(status).send({ message: statusMessages[status] ?? messages.badRequest })
 }
