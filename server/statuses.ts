@@ -7,14 +7,22 @@
 //                 schema, a number that is not finite, a bad percent-encoding);
 //   400 413 415   a method whose body Fastify reads (POST, PUT, PATCH, DELETE, OPTIONS): malformed
 //                 JSON, a body over the size limit, a content type other than JSON;
-//   404 414       a path with parameters: a value that makes the path match no route, one over
-//                 the router's parameter length;
+//   414           a path with parameters: a value over the router's parameter length;
 //   401           a route that asks for a bearer token.
 import type { FastifySchema, RouteOptions } from 'fastify'
 import type { TSchema } from 'typebox'
 import { ErrorBody } from '../contract/api.ts'
 
 const bodyMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+
+const descriptions: Record<number, string> = {
+  400: 'Bad input: a field that fails its schema, malformed JSON or a bad percent-encoding',
+  401: 'Not signed in: no bearer token, or one that is not valid',
+  413: 'Body over 16 KiB',
+  414: 'Path parameter too long',
+  415: 'Body that is not JSON',
+  500: 'Unexpected server failure',
+}
 
 interface RouteSchema {
   body?: unknown
@@ -34,9 +42,9 @@ export function declareCommonStatuses(route: RouteOptions) {
   const statuses = [500]
   if (schema.body || schema.querystring || schema.params || schema.headers) statuses.push(400)
   if (methods.some((method) => bodyMethods.has(method))) statuses.push(400, 413, 415)
-  if (route.url.includes('/:')) statuses.push(404, 414)
+  if (route.url.includes('/:')) statuses.push(414)
   if (schema.security?.length) statuses.push(401)
   const response = { ...schema.response }
-  for (const status of statuses) response[status] ??= ErrorBody
+  for (const status of statuses) response[status] ??= { ...ErrorBody, description: descriptions[status] }
   route.schema = { ...schema, response } as FastifySchema
 }
