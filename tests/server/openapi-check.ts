@@ -1,5 +1,6 @@
 // Checks a real answer against GET /api/openapi.json: the status is declared for the operation, and
 // the body is what the document says (JSON matching the declared schema, or empty when none is).
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { Compile } from 'typebox/compile'
 
 type JsonSchema = Record<string, unknown>
@@ -19,6 +20,22 @@ export interface Answer {
   statusCode: number
   headers: Record<string, string | string[] | number | undefined>
   body: string
+}
+
+/** An inject response as the checker reads it, its body decompressed as its Content-Encoding says. */
+export function answerOf(response: {
+  statusCode: number
+  headers: Answer['headers']
+  rawPayload: Buffer
+}): Answer {
+  const encoding = response.headers['content-encoding']
+  const bytes =
+    encoding === 'br'
+      ? brotliDecompressSync(response.rawPayload)
+      : encoding === 'gzip'
+        ? gunzipSync(response.rawPayload)
+        : response.rawPayload
+  return { statusCode: response.statusCode, headers: response.headers, body: bytes.toString('utf8') }
 }
 
 /** OpenAPI 3.0's `nullable: true` as plain JSON Schema, which the checker reads. */

@@ -2,7 +2,7 @@
 // checked against the document (status declared for its operation, body matching the declared schema).
 import { describe, expect, it } from 'vitest'
 import { addStore, addUser, grant } from '../../server/db/accounts.ts'
-import { type Answer, type OpenApiDocument, problems } from './openapi-check.ts'
+import { answerOf, type OpenApiDocument, problems } from './openapi-check.ts'
 import { bearer, capturedSms, sharedTestApp, signIn, type TestApp, testClock } from './test-app.ts'
 
 const owner = '01012345678'
@@ -36,11 +36,7 @@ describe('the OpenAPI document', () => {
     const found: string[] = []
     async function check({ method, path, url, headers, payload }: Case) {
       const response = await app.inject({ method, url, headers, payload })
-      const answer: Answer = {
-        statusCode: response.statusCode,
-        headers: response.headers,
-        body: response.body,
-      }
+      const answer = answerOf(response)
       seen.push(`${method} ${path} ${response.statusCode}`)
       found.push(...problems(document, method, path, answer).map((problem) => `${url}: ${problem}`))
       return response
