@@ -1,7 +1,7 @@
 // Fuzzes the API from its own description (GET /api/openapi.json) with fast-check: every operation,
 // with and without valid tokens, with values its schemas accept and hostile ones (huge numbers,
 // Infinity, NaN, negative, unicode, empty and very long strings, wrong types, percent-encoding, missing
-// and extra fields, bodies that are not JSON, wrong content types). Every answer must be a declared
+// and extra fields, bodies that are not JSON, wrong content types and encodings). Every answer must be a declared
 // status, never a 5xx, with a body matching the document (Korean JSON for errors). Bounded in time;
 // the seed is printed and FUZZ_SEED replays a run, FUZZ_MS sets its length (default 20 s a database).
 import fc from 'fast-check'
@@ -76,6 +76,25 @@ const hostileText = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 40 }),
   fc.integer().map(String),
   fc.double().map(String),
+)
+
+/** Numbers as text that coercion turns into something odd (non-finite, fractional, hex, huge). */
+const hostileNumber = fc.constantFrom(
+  'Infinity',
+  '-Infinity',
+  'NaN',
+  '1e400',
+  '-1e400',
+  '1e308',
+  '-1',
+  '0',
+  '1.5',
+  '0x10',
+  '0b11',
+  '1_000',
+  '9'.repeat(400),
+  String(2 ** 31),
+  String(2 ** 53 + 1),
 )
 
 /** Text that is not what the schema wants, written into a URL as it is, not percent-encoded. */
@@ -207,6 +226,10 @@ function requestFor(operation: Operation): fc.Arbitrary<FuzzRequest> {
     fc.oneof(
       { weight: 5, arbitrary: textFor(schema, name).map((text) => ({ text, raw: false })) },
       { weight: 3, arbitrary: hostileText.map((text) => ({ text, raw: false })) },
+      {
+        weight: schema.type === 'integer' || schema.type === 'number' ? 3 : 0,
+        arbitrary: hostileNumber.map((text) => ({ text, raw: false })),
+      },
       { weight: 1, arbitrary: rawUrlText.map((text) => ({ text, raw: true })) },
     )
   const write = ({ text, raw }: { text: string; raw: boolean }) =>
@@ -256,18 +279,23 @@ function requestFor(operation: Operation): fc.Arbitrary<FuzzRequest> {
         : fc.constant(undefined),
       contentType,
       ifNoneMatch: fc.option(fc.constantFrom('*', '"x"', 'W/"1"', ''), { nil: undefined, freq: 4 }),
+      contentEncoding: fc.option(fc.constantFrom('gzip', 'br', 'deflate', 'identity', 'xyz'), {
+        nil: undefined,
+        freq: 8,
+      }),
       acceptEncoding: fc.option(fc.constantFrom('br', 'gzip', 'identity;q=0', '*;q=0', 'x', ''), {
         nil: undefined,
         freq: 3,
       }),
     })
-    .map(({ path, query, auth, body, contentType: type, ifNoneMatch, acceptEncoding }) => {
+    .map(({ path, query, auth, body, contentType: type, ifNoneMatch, contentEncoding, acceptEncoding }) => {
       let url = operation.path
       for (const [name, value] of path) url = url.replace(`{${name}}`, value)
       const pairs = query.flat()
       if (pairs.length) url += `?${pairs.join('&')}`
       const headers: Record<string, string> = {}
       if (body !== undefined && type !== undefined) headers['content-type'] = type
+      if (body !== undefined && contentEncoding !== undefined) headers['content-encoding'] = contentEncoding
       if (ifNoneMatch !== undefined) headers['if-none-match'] = ifNoneMatch
       if (acceptEncoding !== undefined) headers['accept-encoding'] = acceptEncoding
       return { operation, url, auth, headers, body }
