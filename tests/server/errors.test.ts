@@ -113,11 +113,29 @@ describe('errors', () => {
     ['year=-1e400', '/api/v0/store/1/usage?year=-1e400', '조회할 연도가 올바르지 않습니다.'],
     ['store Infinity', '/api/v0/store/Infinity/usage?year=2026', '매장 번호가 올바르지 않습니다.'],
     ['store 1e400', '/api/v0/store/1e400/usage?year=2026', '매장 번호가 올바르지 않습니다.'],
-  ])('refuses the non-finite number %s with a 400 naming the field', async (_, url, message) => {
+    ['year=0x7ea', '/api/v0/store/1/usage?year=0x7ea', '조회할 연도가 올바르지 않습니다.'],
+    ['year=0b11111101010', '/api/v0/store/1/usage?year=0b11111101010', '조회할 연도가 올바르지 않습니다.'],
+    ['year=%202026', '/api/v0/store/1/usage?year=%202026', '조회할 연도가 올바르지 않습니다.'],
+    ['store 0x1', '/api/v0/store/0x1/usage?year=2026', '매장 번호가 올바르지 않습니다.'],
+  ])(
+    'refuses the number %s (non-finite, or not written in decimal) with a 400 naming the field',
+    async (_, url, message) => {
+      const { access } = await signIn(current.app, sms, owner)
+      const response = await current.app.inject({ method: 'GET', url, headers: bearer(access) })
+      expect(response.statusCode).toBe(400)
+      expect(response.json()).toEqual({ message })
+    },
+  )
+
+  it('still reads a year written 2026.0 or 2.026e3 (decimal, whole)', async () => {
     const { access } = await signIn(current.app, sms, owner)
-    const response = await current.app.inject({ method: 'GET', url, headers: bearer(access) })
-    expect(response.statusCode).toBe(400)
-    expect(response.json()).toEqual({ message })
+    for (const year of ['2026.0', '2.026e3', '2026']) {
+      const url = `/api/v0/store/1/usage?year=${year}`
+      expect(
+        (await current.app.inject({ method: 'GET', url, headers: bearer(access) })).statusCode,
+        year,
+      ).toBe(200)
+    }
   })
 
   it('refuses 1e400 in a JSON body with a 400 naming the field', async () => {
