@@ -7,14 +7,16 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyRequest } from 'fastify'
 import type { Config } from './config.ts'
 import type { Database } from './db/client.ts'
-import { ApiError, handleError, messages } from './errors.ts'
+import { ApiError, handleClientError, handleError, messages, serializeError } from './errors.ts'
 import { createOtp, type Otp } from './plugins/otp.ts'
 import { type SmsSender, smsFromConfig } from './plugins/sms.ts'
 import { createTokens, jwtSecret, type Tokens } from './plugins/tokens.ts'
 import { web } from './plugins/web.ts'
 import { storeRoutes } from './routes/store.ts'
 import { profileRoutes, signInRoutes } from './routes/user.ts'
+import { declareCommonStatuses } from './statuses.ts'
 import { type UsageAnswers, usageAnswers } from './usage.ts'
+import { buildValidator } from './validation.ts'
 
 export interface AppOptions {
   config: Config
@@ -42,8 +44,37 @@ declare module 'fastify' {
   }
 }
 
-/** Request logs must never hold a refresh token, which the contract puts in the query string. */
-export const redactUrl = (url: string) => url.replace(/([?&]token=)[^&]*/gi, '$1[redacted]')
+/** Query parameters whose values may be written to logs: none of them is a secret. */
+const loggableParams = new Set(['year'])
+
+function decodedName(name: string) {
+  try {
+    return decodeURIComponent(name.replaceAll('+', ' '))
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The address as request logs show it. Logs must never hold a refresh token, which the contract puts
+ * in the query string, and the query parser decodes names (`?%74oken=` is `token`) and also starts a
+ * query at `#`. So the query starts at the first `?` or `#`, and every value is replaced unless its
+ * decoded name is one known to be harmless; a bare name that is not known is replaced whole.
+ */
+export function redactUrl(url: string) {
+  const start = url.search(/[?#]/)
+  if (start < 0) return url
+  const pairs = url
+    .slice(start + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=')
+      const name = equals < 0 ? pair : pair.slice(0, equals)
+      if (loggableParams.has(decodedName(name) ?? '')) return pair
+      return equals < 0 ? (pair === '' ? '' : '[redacted]') : `${name}=[redacted]`
+    })
+  return `${url.slice(0, start + 1)}${pairs.join('&')}`
+}
 
 const contentSecurityPolicy = {
   directives: {
@@ -70,6 +101,7 @@ export async function buildApp({ config, database, logStream, now = () => new Da
       level: config.logLevel,
       ...(logStream ? { stream: logStream } : {}),
       serializers: {
+        err: serializeError,
         req: (request) => ({
           method: request.method,
           url: redactUrl(request.url),
@@ -79,6 +111,11 @@ export async function buildApp({ config, database, logStream, now = () => new Da
     },
     trustProxy: config.trustProxy,
     bodyLimit: 16 * 1024,
+    schemaController: { compilersFactory: { buildValidator } },
+    // A bad percent-encoding or an over-long path parameter, found before any route runs.
+    frameworkErrors: handleError,
+    // The HTTP parser's own refusals (malformed request line, headers too large).
+    clientErrorHandler: handleClientError,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   const secret = jwtSecret(config)
@@ -91,6 +128,7 @@ export async function buildApp({ config, database, logStream, now = () => new Da
   app.decorateRequest('userId', 0)
   app.addHook('onClose', () => database.close())
   app.setErrorHandler(handleError)
+  app.addHook('onRoute', declareCommonStatuses)
 
   await app.register(helmet, { contentSecurityPolicy, referrerPolicy: { policy: 'no-referrer' } })
   await app.register(compress, { threshold: 1024 })

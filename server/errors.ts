@@ -1,5 +1,6 @@
 // Every error the API answers is `{ message }` in Korean with the right status; this file holds the
 // texts and the one error handler that turns anything thrown into such an answer.
+import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 
 export const messages = {
@@ -16,9 +17,17 @@ export const messages = {
   phoneLocked: '로그인 실패가 반복되어 잠시 잠겼습니다. 잠시 후 다시 시도해 주세요.',
   tooManyCodes: '인증번호 요청이 너무 많습니다. 잠시 후 다시 시도해 주세요.',
   forbidden: '이 매장의 매출을 볼 권한이 없습니다.',
+  accessDenied: '접근할 수 없는 주소입니다.',
   notFound: '요청한 주소를 찾을 수 없습니다.',
   methodNotAllowed: '허용되지 않는 요청입니다.',
+  notAcceptable: '보낼 수 있는 응답 형식이 없습니다.',
+  timeout: '요청이 제시간에 끝나지 않았습니다. 다시 시도해 주세요.',
+  preconditionFailed: '요청의 조건이 맞지 않습니다. 새로 고친 뒤 다시 시도해 주세요.',
   tooLarge: '요청이 너무 큽니다.',
+  urlTooLong: '요청 주소가 너무 깁니다.',
+  rangeNotSatisfiable: '요청한 범위를 보낼 수 없습니다.',
+  headersTooLarge: '요청 헤더가 너무 큽니다.',
+  unavailable: '서버가 잠시 요청을 받을 수 없습니다. 잠시 후 다시 시도해 주세요.',
   unsupportedType: '지원하지 않는 요청 형식입니다. JSON으로 보내 주세요.',
   tooManyRequests: '요청이 너무 많습니다. 잠시 후 다시 시도해 주세요.',
   smsFailed: '인증번호 문자를 보내지 못했습니다. 잠시 후 다시 시도해 주세요.',
@@ -45,15 +54,27 @@ const fieldMessages: Record<string, string> = {
   token: messages.token,
 }
 
-const statusMessages: Record<number, string> = {
+/**
+ * The message of every status the framework or a plugin can answer by itself. A 403 that no route
+ * chose (a path outside the image folder, say) is not about stores, so it gets the neutral text.
+ */
+export const statusMessages: Record<number, string> = {
   400: messages.badRequest,
   401: messages.loginRequired,
-  403: messages.forbidden,
+  403: messages.accessDenied,
   404: messages.notFound,
   405: messages.methodNotAllowed,
+  406: messages.notAcceptable,
+  408: messages.timeout,
+  412: messages.preconditionFailed,
   413: messages.tooLarge,
+  414: messages.urlTooLong,
   415: messages.unsupportedType,
+  416: messages.rangeNotSatisfiable,
   429: messages.tooManyRequests,
+  431: messages.headersTooLarge,
+  500: messages.server,
+  503: messages.unavailable,
 }
 
 function validationMessage(error: FastifyError): string {
@@ -64,6 +85,35 @@ function validationMessage(error: FastifyError): string {
     if (message) return message
   }
   return messages.badRequest
+}
+
+interface LoggedError {
+  [key: string]: unknown
+  type: string
+  message: string
+  stack: string
+}
+
+/**
+ * Errors as logs show them (the logger's `err` serializer): type, message, code and call stack, never
+ * the values a database query ran with. Drizzle puts a failed query's parameters (phone numbers,
+ * hashes) in its message, and PostgreSQL repeats key values in `detail`; both stay out.
+ */
+export function serializeError(error: unknown, depth = 0): LoggedError {
+  if (!(error instanceof Error)) return { type: typeof error, message: String(error), stack: '' }
+  const query = (error as { query?: unknown }).query
+  const hasParams = typeof query === 'string' && 'params' in error
+  const message = hasParams ? `Failed query: ${query}` : error.message
+  const frames = error.stack?.split('\n').filter((line) => line.startsWith('    at ')) ?? []
+  const logged: LoggedError = {
+    type: error.constructor.name,
+    message,
+    stack: [`${error.name}: ${message}`, ...frames].join('\n'),
+  }
+  const code = (error as { code?: unknown }).code
+  if (code !== undefined) logged.code = code
+  if (error.cause !== undefined && depth < 3) logged.cause = serializeError(error.cause, depth + 1)
+  return logged
 }
 
 export function handleError(error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) {
@@ -78,6 +128,32 @@ export function handleError(error: FastifyError | ApiError, request: FastifyRequ
     request.log.error({ err: error }, 'request failed')
     return reply.code(500).send({ message: messages.server })
   }
-  request.log.info({ err: error }, 'request refused')
+  // The code only: request logs never hold what the client sent, and a plugin's message may quote it
+  // (a bad percent-encoding's message quotes the address).
+  request.log.info({ code: error.code, statusCode: status }, 'request refused')
   return reply.code(status).send({ message: statusMessages[status] ?? messages.badRequest })
+}
+
+/**
+ * Errors the HTTP parser meets before Fastify sees a request (a malformed request line, headers over
+ * the size limit, a client too slow to send them): the same Korean `{ message }` answer, written to the
+ * socket by hand. The raw bytes the parser kept (`rawPacket`, which may hold a token) are never logged.
+ */
+export function handleClientError(
+  this: { log: { debug(object: object, message: string): void } },
+  error: NodeJS.ErrnoException,
+  socket: import('node:stream').Duplex,
+) {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const status =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
+  this.log.debug({ code: error.code, statusCode: status }, 'client error')
+  if (socket.writable) {
+    const body = JSON.stringify({ message: statusMessages[status] })
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    )
+  }
+  socket.destroy()
 }

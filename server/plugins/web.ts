@@ -21,6 +21,9 @@ function cacheControl(filePath: string) {
 
 const looksLikeFile = (url: string) => /\.[a-z0-9]+$/i.test(url.split('?')[0] ?? '')
 
+/** `/api` and `/images` themselves and everything below them answer JSON, never the app's page. */
+const isServerPath = (url: string) => /^\/(?:api|images)(?:[/?#]|$)/.test(url)
+
 export const web = fp(async (app: FastifyInstance, { webDir, imageDir }: WebOptions) => {
   const hasWebApp = existsSync(path.join(webDir, 'index.html'))
   mkdirSync(imageDir, { recursive: true })
@@ -46,8 +49,7 @@ export const web = fp(async (app: FastifyInstance, { webDir, imageDir }: WebOpti
   app.setNotFoundHandler((request, reply) => {
     const isPage =
       (request.method === 'GET' || request.method === 'HEAD') &&
-      !request.url.startsWith('/api/') &&
-      !request.url.startsWith('/images/') &&
+      !isServerPath(request.url) &&
       !looksLikeFile(request.url)
     if (hasWebApp && isPage) {
       return reply

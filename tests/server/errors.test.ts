@@ -1,7 +1,39 @@
+import net from 'node:net'
 import { describe, expect, it } from 'vitest'
-import { sharedTestApp } from './test-app.ts'
+import { addStore, addUser, grant } from '../../server/db/accounts.ts'
+import { bearer, capturedSms, sharedTestApp, signIn, type TestApp } from './test-app.ts'
 
-const current = sharedTestApp()
+const owner = '01012345678'
+const sms = capturedSms()
+const current = sharedTestApp({
+  sms,
+  setup: async (app: TestApp) => {
+    await addUser(app.db, { phone: owner, name: '김사장' })
+    await grant(app.db, owner, await addStore(app.db, { name: '역삼점' }), 'owner')
+  },
+})
+
+/** Sends raw bytes to the listening app and reads until the server closes the connection. */
+function rawRequest(port: number, text: string) {
+  return new Promise<string>((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(text))
+    const chunks: Buffer[] = []
+    socket.on('data', (chunk) => chunks.push(chunk))
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')))
+    socket.on('error', reject)
+    socket.setTimeout(5000, () => socket.destroy(new Error('no answer in 5 s')))
+  })
+}
+
+/** Status and JSON body of a raw HTTP/1.1 answer. */
+function parseAnswer(raw: string) {
+  const [head = '', body = ''] = raw.split('\r\n\r\n')
+  return {
+    status: Number(head.match(/^HTTP\/1\.1 (\d{3})/)?.[1]),
+    contentType: head.match(/^content-type: (.*)$/im)?.[1],
+    body: JSON.parse(body) as unknown,
+  }
+}
 
 describe('errors', () => {
   it('answers an unknown /api path with a JSON 404 and a Korean message', async () => {
@@ -72,5 +104,110 @@ describe('errors', () => {
     const response = await current.app.inject({ method: 'code' in payload ? 'POST' : 'PUT', url, payload })
     expect(response.statusCode).toBe(400)
     expect(response.json().message).toMatch(/[가-힣]/)
+  })
+
+  it.each([
+    ['year=Infinity', '/api/v0/store/1/usage?year=Infinity', '조회할 연도가 올바르지 않습니다.'],
+    ['year=-Infinity', '/api/v0/store/1/usage?year=-Infinity', '조회할 연도가 올바르지 않습니다.'],
+    ['year=1e400', '/api/v0/store/1/usage?year=1e400', '조회할 연도가 올바르지 않습니다.'],
+    ['year=-1e400', '/api/v0/store/1/usage?year=-1e400', '조회할 연도가 올바르지 않습니다.'],
+    ['store Infinity', '/api/v0/store/Infinity/usage?year=2026', '매장 번호가 올바르지 않습니다.'],
+    ['store 1e400', '/api/v0/store/1e400/usage?year=2026', '매장 번호가 올바르지 않습니다.'],
+    ['year=0x7ea', '/api/v0/store/1/usage?year=0x7ea', '조회할 연도가 올바르지 않습니다.'],
+    ['year=0b11111101010', '/api/v0/store/1/usage?year=0b11111101010', '조회할 연도가 올바르지 않습니다.'],
+    ['year=%202026', '/api/v0/store/1/usage?year=%202026', '조회할 연도가 올바르지 않습니다.'],
+    ['store 0x1', '/api/v0/store/0x1/usage?year=2026', '매장 번호가 올바르지 않습니다.'],
+  ])(
+    'refuses the number %s (non-finite, or not written in decimal) with a 400 naming the field',
+    async (_, url, message) => {
+      const { access } = await signIn(current.app, sms, owner)
+      const response = await current.app.inject({ method: 'GET', url, headers: bearer(access) })
+      expect(response.statusCode).toBe(400)
+      expect(response.json()).toEqual({ message })
+    },
+  )
+
+  it('still reads a year written 2026.0 or 2.026e3 (decimal, whole)', async () => {
+    const { access } = await signIn(current.app, sms, owner)
+    for (const year of ['2026.0', '2.026e3', '2026']) {
+      const url = `/api/v0/store/1/usage?year=${year}`
+      expect(
+        (await current.app.inject({ method: 'GET', url, headers: bearer(access) })).statusCode,
+        year,
+      ).toBe(200)
+    }
+  })
+
+  it('refuses 1e400 in a JSON body with a 400 naming the field', async () => {
+    const response = await current.app.inject({
+      method: 'PUT',
+      url: '/api/v0/user/phone',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"phone":1e400}',
+    })
+    expect(response.statusCode).toBe(400)
+    expect(response.json()).toEqual({
+      message: '휴대폰 번호를 확인해 주세요. 숫자 10~11자리로 입력해 주세요.',
+    })
+  })
+
+  it('answers a bad percent-encoding in the path with a Korean 400 that does not echo the address', async () => {
+    const response = await current.app.inject({ method: 'GET', url: '/api/v0/user/%E0%A4%A' })
+    expect(response.statusCode).toBe(400)
+    expect(response.headers['content-type']).toMatch(/^application\/json/)
+    expect(response.json()).toEqual({ message: '요청 형식이 올바르지 않습니다.' })
+  })
+
+  it('answers a path parameter over the router limit with a Korean 414', async () => {
+    const response = await current.app.inject({
+      method: 'GET',
+      url: `/api/v0/store/${'1'.repeat(101)}/usage`,
+    })
+    expect(response.statusCode).toBe(414)
+    expect(response.json()).toEqual({ message: '요청 주소가 너무 깁니다.' })
+  })
+
+  it('answers /api itself with a JSON 404, like every path under it', async () => {
+    for (const url of ['/api', '/api?x=1', '/api/', '/images', '/images/']) {
+      const response = await current.app.inject({ method: 'GET', url })
+      expect(response.statusCode, url).toBe(404)
+      expect(response.json(), url).toEqual({ message: '요청한 주소를 찾을 수 없습니다.' })
+    }
+  })
+
+  describe('errors the HTTP parser answers, on a real socket', () => {
+    it('answers headers too large with a Korean 431 and a malformed request line with a Korean 400', async () => {
+      const { app } = current
+      await app.listen({ port: 0, host: '127.0.0.1' })
+      const { port } = app.server.address() as net.AddressInfo
+      const huge = parseAnswer(
+        await rawRequest(
+          port,
+          `GET /api/v0/user HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+        ),
+      )
+      expect(huge).toEqual({
+        status: 431,
+        contentType: 'application/json; charset=utf-8',
+        body: { message: '요청 헤더가 너무 큽니다.' },
+      })
+      for (const line of [
+        'GARBAGE\r\n\r\n',
+        'GET /api/v0/user HTTP/9.9\r\n\r\n',
+        'GET /api/v0 user HTTP/1.1\r\n\r\n',
+      ]) {
+        expect(parseAnswer(await rawRequest(port, line)), line).toEqual({
+          status: 400,
+          contentType: 'application/json; charset=utf-8',
+          body: { message: '요청 형식이 올바르지 않습니다.' },
+        })
+      }
+      // A bad percent-encoding over a real socket too (Fastify answers it before any route).
+      expect(
+        parseAnswer(
+          await rawRequest(port, 'GET /api/v0/%E0%A4%A HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+        ),
+      ).toMatchObject({ status: 400, body: { message: '요청 형식이 올바르지 않습니다.' } })
+    })
   })
 })

@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import net from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { brotliCompressSync, gzipSync } from 'node:zlib'
@@ -104,5 +105,76 @@ describe('serving the web app, pictures and the API description', () => {
     expect(
       document.paths['/api/v0/user/phone'].put.requestBody.content['application/json'].schema.required,
     ).toEqual(['phone'])
+  })
+})
+
+describe('answers outside the API routes, on a real socket (paths sent exactly as written)', () => {
+  let app: TestApp
+  let port: number
+  const dir = mkdtempSync(path.join(tmpdir(), 'laundry-web-'))
+  beforeAll(async () => {
+    mkdirSync(path.join(dir, 'web'))
+    mkdirSync(path.join(dir, 'images', 'stores'), { recursive: true })
+    writeFileSync(path.join(dir, 'web', 'index.html'), '<!doctype html><title>app page</title>')
+    writeFileSync(path.join(dir, 'secret.txt'), 'outside the image folder')
+    writeFileSync(path.join(dir, 'images', 'stores', '1.png'), 'not really a png')
+    app = await createTestApp({
+      env: { WEB_DIR: path.join(dir, 'web'), IMAGE_DIR: path.join(dir, 'images') },
+    })
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    port = (app.server.address() as net.AddressInfo).port
+  })
+  afterAll(async () => {
+    await app.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  function rawGet(target: string, headers = '') {
+    return new Promise<{ status: number; contentType?: string; body: string }>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () =>
+        socket.write(`GET ${target} HTTP/1.1\r\nHost: x\r\n${headers}Connection: close\r\n\r\n`),
+      )
+      const chunks: Buffer[] = []
+      socket.on('data', (chunk) => chunks.push(chunk))
+      socket.on('error', reject)
+      socket.on('close', () => {
+        const [head = '', body = ''] = Buffer.concat(chunks).toString('utf8').split('\r\n\r\n')
+        resolve({
+          status: Number(head.match(/^HTTP\/1\.1 (\d{3})/)?.[1]),
+          contentType: head.match(/^content-type: (.*)$/im)?.[1],
+          body,
+        })
+      })
+    })
+  }
+
+  it('answers /api and /images themselves with a JSON 404, never the page', async () => {
+    expect((await rawGet('/login')).body).toContain('app page')
+    for (const target of ['/api', '/api?x=1', '/api#x', '/images', '/images?x=1']) {
+      const answer = await rawGet(target)
+      expect(answer.status, target).toBe(404)
+      expect(JSON.parse(answer.body), target).toEqual({ message: '요청한 주소를 찾을 수 없습니다.' })
+    }
+  })
+
+  it('refuses paths out of the image folder with a neutral Korean 403, not the store text', async () => {
+    expect((await rawGet('/images/stores/1.png')).body).toBe('not really a png')
+    for (const target of ['/images/../secret.txt', '/images/%2e%2e/secret.txt', '/images/a%00b']) {
+      const answer = await rawGet(target)
+      expect(answer.status, target).toBe(403)
+      expect(answer.contentType, target).toMatch(/^application\/json/)
+      expect(JSON.parse(answer.body), target).toEqual({ message: '접근할 수 없는 주소입니다.' })
+    }
+  })
+
+  it('answers a range it cannot send and a failed precondition in Korean JSON', async () => {
+    const range = await rawGet('/images/stores/1.png', 'Range: bytes=9999-\r\n')
+    expect(range.status).toBe(416)
+    expect(JSON.parse(range.body)).toEqual({ message: '요청한 범위를 보낼 수 없습니다.' })
+    const precondition = await rawGet('/images/stores/1.png', 'If-Match: "nope"\r\n')
+    expect(precondition.status).toBe(412)
+    expect(JSON.parse(precondition.body)).toEqual({
+      message: '요청의 조건이 맞지 않습니다. 새로 고친 뒤 다시 시도해 주세요.',
+    })
   })
 })

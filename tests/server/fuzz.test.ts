@@ -1,0 +1,373 @@
+// Fuzzes the API from its own description (GET /api/openapi.json) with fast-check: every operation,
+// with and without valid tokens, with values its schemas accept and hostile ones (huge numbers,
+// Infinity, NaN, negative, unicode, empty and very long strings, wrong types, percent-encoding, missing
+// and extra fields, bodies that are not JSON, wrong content types and encodings). Every answer must be a declared
+// status, never a 5xx, with a body matching the document (Korean JSON for errors). Bounded in time;
+// the seed is printed and FUZZ_SEED replays a run, FUZZ_MS sets its length (default 20 s a database).
+import fc from 'fast-check'
+import { expect, it } from 'vitest'
+import { addStore, addUser, grant } from '../../server/db/accounts.ts'
+import { answerOf, type OpenApiDocument, operations, problems } from './openapi-check.ts'
+import { capturedSms, sharedTestApp, type TestApp, testClock } from './test-app.ts'
+
+const seed = Number(process.env.FUZZ_SEED ?? 20261123)
+const timeLimitMs = Number(process.env.FUZZ_MS ?? 20_000)
+const owner = '01012345678'
+const clock = testClock()
+const sms = capturedSms()
+let userId = 0
+const current = sharedTestApp({
+  clock,
+  sms,
+  setup: async (app: TestApp) => {
+    userId = await addUser(app.db, { phone: owner, name: '김사장' })
+    await grant(app.db, owner, await addStore(app.db, { name: '역삼점' }), 'owner')
+    await addStore(app.db, { name: '남의 매장' })
+  },
+})
+
+type Schema = {
+  type?: string
+  pattern?: string
+  minimum?: number
+  maximum?: number
+  minLength?: number
+  maxLength?: number
+  properties?: Record<string, Schema>
+  required?: string[]
+}
+type Operation = ReturnType<typeof operations>[number]
+
+/** Marks a value to be replaced by a token minted for the run (so "valid" stays valid). */
+const VALID_REFRESH = '\u0000valid-refresh'
+
+const hostileText = fc.oneof(
+  fc.constantFrom(
+    '',
+    ' ',
+    'Infinity',
+    '-Infinity',
+    'NaN',
+    '1e400',
+    '-1e400',
+    '1e3',
+    '-1',
+    '0',
+    '-0',
+    '1.5',
+    '2026.5',
+    '0x7ea',
+    ' 2026',
+    '２０２６',
+    '9'.repeat(400),
+    String(Number.MAX_SAFE_INTEGER + 2),
+    'null',
+    'true',
+    '[]',
+    '{}',
+    '\u0000',
+    '😀',
+    '빨래방',
+    '\u202e',
+    "'; drop table users; --",
+    'a'.repeat(5000),
+  ),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.string({ unit: 'grapheme', maxLength: 40 }),
+  fc.integer().map(String),
+  fc.double().map(String),
+)
+
+/** Numbers as text that coercion turns into something odd (non-finite, fractional, hex, huge). */
+const hostileNumber = fc.constantFrom(
+  'Infinity',
+  '-Infinity',
+  'NaN',
+  '1e400',
+  '-1e400',
+  '1e308',
+  '-1',
+  '0',
+  '1.5',
+  '0x10',
+  '0b11',
+  '1_000',
+  '9'.repeat(400),
+  String(2 ** 31),
+  String(2 ** 53 + 1),
+)
+
+/** Text that is not what the schema wants, written into a URL as it is, not percent-encoded. */
+const rawUrlText = fc.constantFrom(
+  '%',
+  '%zz',
+  '%E0%A4%A',
+  '%00',
+  '%2F',
+  '%25',
+  '+',
+  '%ff%fe',
+  'a%20b',
+  '%C0%AE',
+)
+
+function textFor(schema: Schema, name: string): fc.Arbitrary<string> {
+  if (name === 'token') {
+    return fc.oneof(fc.constant(VALID_REFRESH), fc.string({ minLength: 1, maxLength: 60 }), fc.base64String())
+  }
+  if (schema.type === 'integer' || schema.type === 'number') {
+    const min = schema.minimum ?? -1e9
+    const max = schema.maximum ?? 1e9
+    // The lowest two values are a store the user has and one they have not (or two years).
+    return fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom(String(min), String(min + 1)) },
+      { weight: 1, arbitrary: fc.integer({ min, max }).map(String) },
+      { weight: 1, arbitrary: fc.constantFrom(String(min - 1), String(max + 1)) },
+    )
+  }
+  if (name === 'phone') {
+    // The seeded user, spelled the ways the contract allows, beside anything the pattern matches.
+    return fc.oneof(
+      fc.constantFrom(owner, '010-1234-5678', '010 1234 5678'),
+      fc.stringMatching(/^0[0-9 -]+$/),
+    )
+  }
+  if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern))
+  return fc.string({ minLength: schema.minLength ?? 0, maxLength: schema.maxLength ?? 40 })
+}
+
+const anyJson = fc.oneof(
+  hostileText,
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.string(), { maxLength: 3 }),
+  fc.dictionary(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 }), { maxKeys: 3 }),
+)
+
+function bodyFor(schema: Schema | undefined): fc.Arbitrary<string> {
+  const fields = Object.entries(schema?.properties ?? {})
+  const object = fc
+    .tuple(
+      ...fields.map(([name, field]) =>
+        fc.option(
+          fc.oneof({ weight: 3, arbitrary: textFor(field, name) }, { weight: 1, arbitrary: anyJson }),
+          {
+            nil: undefined,
+            freq: 6,
+          },
+        ),
+      ),
+      fc.option(fc.tuple(fc.string({ maxLength: 10 }), anyJson), { nil: undefined, freq: 3 }),
+    )
+    .map((values) => {
+      const body: Record<string, unknown> = {}
+      fields.forEach(([name], i) => {
+        if (values[i] !== undefined) body[name] = values[i]
+      })
+      const extra = values[fields.length] as [string, unknown] | undefined
+      if (extra) body[extra[0]] = extra[1]
+      return JSON.stringify(body)
+    })
+  return fc.oneof(
+    { weight: 6, arbitrary: object },
+    { weight: 1, arbitrary: anyJson.map((value) => JSON.stringify(value) ?? '') },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        '',
+        '{',
+        'null',
+        '{"phone":1e400}',
+        '{"phone":"01012345678","code":-Infinity}',
+        '{"__proto__":{"admin":true},"phone":"01012345678"}',
+        '{"constructor":{"prototype":{"x":1}}}',
+        `{"phone":"${'0'.repeat(20_000)}"}`,
+        `${'['.repeat(3000)}${']'.repeat(3000)}`,
+        'phone=01012345678&code=1234',
+        '\uFEFF{"phone":"01012345678"}',
+      ),
+    },
+    { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 60 }) },
+  )
+}
+
+const contentType = fc.constantFrom(
+  'application/json',
+  'application/json',
+  'application/json; charset=utf-8',
+  'APPLICATION/JSON',
+  'text/plain',
+  'application/xml',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/json; charset=latin1',
+  '',
+  undefined,
+)
+
+const authorization = fc.oneof(
+  { weight: 4, arbitrary: fc.constant('valid') },
+  { weight: 1, arbitrary: fc.constantFrom('none', 'garbage', 'basic', 'empty', 'refresh-as-access') },
+)
+
+interface FuzzRequest {
+  operation: Operation
+  url: string
+  auth: string
+  headers: Record<string, string>
+  body?: string
+}
+
+function requestFor(operation: Operation): fc.Arbitrary<FuzzRequest> {
+  const parameters = operation.operation.parameters ?? []
+  const encoded = (schema: Schema, name: string) =>
+    fc.oneof(
+      { weight: 5, arbitrary: textFor(schema, name).map((text) => ({ text, raw: false })) },
+      { weight: 3, arbitrary: hostileText.map((text) => ({ text, raw: false })) },
+      {
+        weight: schema.type === 'integer' || schema.type === 'number' ? 3 : 0,
+        arbitrary: hostileNumber.map((text) => ({ text, raw: false })),
+      },
+      { weight: 1, arbitrary: rawUrlText.map((text) => ({ text, raw: true })) },
+    )
+  const write = ({ text, raw }: { text: string; raw: boolean }) =>
+    raw || text === VALID_REFRESH ? text : encodeURIComponent(text)
+  const pathArb = fc.tuple(
+    ...parameters
+      .filter((p) => p.in === 'path')
+      .map((p) => encoded(p.schema as Schema, p.name).map((value) => [p.name, write(value)] as const)),
+  )
+  const queryArb = fc.tuple(
+    ...parameters
+      .filter((p) => p.in === 'query')
+      .map((p) =>
+        fc.option(
+          fc.oneof(
+            {
+              weight: 8,
+              arbitrary: encoded(p.schema as Schema, p.name).map((v) => [`${p.name}=${write(v)}`]),
+            },
+            {
+              weight: 1,
+              arbitrary: fc
+                .tuple(encoded(p.schema as Schema, p.name), encoded(p.schema as Schema, p.name))
+                .map(([a, b]) => [`${p.name}=${write(a)}`, `${p.name}=${write(b)}`]),
+            },
+            { weight: 1, arbitrary: fc.constant([p.name, `${p.name}=`]) },
+          ),
+          { nil: [] as string[], freq: 8 },
+        ),
+      ),
+    fc.option(
+      fc
+        .tuple(fc.string({ maxLength: 8 }), hostileText)
+        .map(([k, v]) => [`${encodeURIComponent(k)}=${encodeURIComponent(v)}`]),
+      { nil: [] as string[], freq: 4 },
+    ),
+  )
+  const readsBody = ['PUT', 'POST', 'DELETE'].includes(operation.method)
+  const schema = operation.operation.requestBody?.content['application/json']?.schema as Schema | undefined
+  return fc
+    .record({
+      path: pathArb,
+      query: queryArb,
+      auth: authorization,
+      body: readsBody
+        ? fc.option(bodyFor(schema), { nil: undefined, freq: schema ? 10 : 2 })
+        : fc.constant(undefined),
+      contentType,
+      ifNoneMatch: fc.option(fc.constantFrom('*', '"x"', 'W/"1"', ''), { nil: undefined, freq: 4 }),
+      contentEncoding: fc.option(fc.constantFrom('gzip', 'br', 'deflate', 'identity', 'xyz'), {
+        nil: undefined,
+        freq: 8,
+      }),
+      acceptEncoding: fc.option(fc.constantFrom('br', 'gzip', 'identity;q=0', '*;q=0', 'x', ''), {
+        nil: undefined,
+        freq: 3,
+      }),
+    })
+    .map(({ path, query, auth, body, contentType: type, ifNoneMatch, contentEncoding, acceptEncoding }) => {
+      let url = operation.path
+      for (const [name, value] of path) url = url.replace(`{${name}}`, value)
+      const pairs = query.flat()
+      if (pairs.length) url += `?${pairs.join('&')}`
+      const headers: Record<string, string> = {}
+      if (body !== undefined && type !== undefined) headers['content-type'] = type
+      if (body !== undefined && contentEncoding !== undefined) headers['content-encoding'] = contentEncoding
+      if (ifNoneMatch !== undefined) headers['if-none-match'] = ifNoneMatch
+      if (acceptEncoding !== undefined) headers['accept-encoding'] = acceptEncoding
+      return { operation, url, auth, headers, body }
+    })
+}
+
+it('answers generated requests with declared statuses and bodies only, never a 5xx', async () => {
+  const { app } = current
+  const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as OpenApiDocument
+  const all = operations(document)
+  expect(all.length).toBeGreaterThan(0)
+  const counts = new Map<string, Map<number, number>>()
+  let sent = 0
+  const started = performance.now()
+  const printFigures = () => {
+    const statuses: Record<string, Record<number, number>> = {}
+    for (const [operation, byStatus] of counts) statuses[operation] = Object.fromEntries(byStatus)
+    console.log(
+      `fuzz (${process.env.TEST_DB ?? 'pglite'}): seed ${seed}, ${sent} requests in ${Math.round(
+        performance.now() - started,
+      )} ms\n${JSON.stringify(statuses, null, 1)}`,
+    )
+  }
+
+  const property = fc.asyncProperty(
+    fc.constantFrom(...all).chain(requestFor),
+    async ({ operation, url, auth, headers, body }) => {
+      clock.advance(5 * 60 * 1000)
+      const needsTokens = auth === 'valid' || auth === 'refresh-as-access' || url.includes(VALID_REFRESH)
+      const tokens = needsTokens ? await app.tokens.start(userId) : undefined
+      const finalHeaders = { ...headers }
+      if (auth === 'valid') finalHeaders.authorization = `Bearer ${tokens?.access}`
+      if (auth === 'refresh-as-access') finalHeaders.authorization = `Bearer ${tokens?.refresh}`
+      if (auth === 'garbage') finalHeaders.authorization = 'Bearer eyJhbGciOiJub25lIn0.e30.'
+      if (auth === 'basic') finalHeaders.authorization = 'Basic dXNlcjpwYXNz'
+      if (auth === 'empty') finalHeaders.authorization = ''
+      const finalUrl = url.replaceAll(VALID_REFRESH, tokens?.refresh ?? '')
+      const response = await app.inject({
+        method: operation.method as 'GET',
+        url: finalUrl,
+        headers: finalHeaders,
+        ...(body === undefined ? {} : { payload: body }),
+      })
+      sent += 1
+      const key = `${operation.method} ${operation.path}`
+      const byStatus = counts.get(key) ?? new Map<number, number>()
+      byStatus.set(response.statusCode, (byStatus.get(response.statusCode) ?? 0) + 1)
+      counts.set(key, byStatus)
+      const found = problems(document, operation.method, operation.path, answerOf(response))
+      if (response.statusCode >= 500) found.push(`answered ${response.statusCode}`)
+      if (found.length) throw new Error(`${operation.method} ${finalUrl.slice(0, 300)}: ${found.join('; ')}`)
+    },
+  )
+  try {
+    await fc.assert(property, {
+      seed,
+      numRuns: 1_000_000,
+      interruptAfterTimeLimit: timeLimitMs,
+      markInterruptAsFailure: false,
+      endOnFailure: true,
+    })
+  } finally {
+    printFigures()
+  }
+  // Enough requests to mean something, and the valid tokens did their part: every operation that
+  // asks for one answered some requests with success.
+  expect(sent).toBeGreaterThan(200)
+  for (const { method, path, operation } of all.filter((o) => o.operation.security?.length)) {
+    const statuses = [...(counts.get(`${method} ${path}`)?.keys() ?? [])]
+    expect(
+      statuses.some((status) => status < 400),
+      `${method} ${path}`,
+    ).toBe(true)
+  }
+}, 120_000)

@@ -1,0 +1,94 @@
+// Checks a real answer against GET /api/openapi.json: the status is declared for the operation, and
+// the body is what the document says (JSON matching the declared schema, or empty when none is).
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
+import { Compile } from 'typebox/compile'
+
+type JsonSchema = Record<string, unknown>
+
+interface Operation {
+  parameters?: { name: string; in: string; required?: boolean; schema: JsonSchema }[]
+  requestBody?: { content: Record<string, { schema: JsonSchema }> }
+  security?: unknown[]
+  responses: Record<string, { content?: Record<string, { schema: JsonSchema }> }>
+}
+
+export interface OpenApiDocument {
+  paths: Record<string, Record<string, Operation>>
+}
+
+export interface Answer {
+  statusCode: number
+  headers: Record<string, string | string[] | number | undefined>
+  body: string
+}
+
+/** An inject response as the checker reads it, its body decompressed as its Content-Encoding says. */
+export function answerOf(response: {
+  statusCode: number
+  headers: Answer['headers']
+  rawPayload: Buffer
+}): Answer {
+  const encoding = response.headers['content-encoding']
+  const bytes =
+    encoding === 'br'
+      ? brotliDecompressSync(response.rawPayload)
+      : encoding === 'gzip'
+        ? gunzipSync(response.rawPayload)
+        : response.rawPayload
+  return { statusCode: response.statusCode, headers: response.headers, body: bytes.toString('utf8') }
+}
+
+/** OpenAPI 3.0's `nullable: true` as plain JSON Schema, which the checker reads. */
+function plainSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(plainSchema)
+  if (!schema || typeof schema !== 'object') return schema
+  const { nullable, ...rest } = schema as JsonSchema
+  const plain = Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, plainSchema(value)]))
+  return nullable ? { anyOf: [plain, { type: 'null' }] } : plain
+}
+
+const checkers = new Map<JsonSchema, ReturnType<typeof Compile>>()
+function checker(schema: JsonSchema) {
+  let compiled = checkers.get(schema)
+  if (!compiled) {
+    compiled = Compile(plainSchema(schema) as never)
+    checkers.set(schema, compiled)
+  }
+  return compiled
+}
+
+export const operations = (document: OpenApiDocument) =>
+  Object.entries(document.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({ path, method: method.toUpperCase(), operation })),
+  )
+
+/** What is wrong with `answer` as an answer of `method path`, or an empty list. */
+export function problems(document: OpenApiDocument, method: string, path: string, answer: Answer): string[] {
+  const operation = document.paths[path]?.[method.toLowerCase()]
+  if (!operation) return [`${method} ${path} is not in the document`]
+  const declared = operation.responses[String(answer.statusCode)]
+  if (!declared) return [`${method} ${path} answered ${answer.statusCode}, which it does not declare`]
+  const content = declared.content?.['application/json']
+  if (!content) {
+    return answer.body === ''
+      ? []
+      : [`${answer.statusCode} declares no body but got ${answer.body.slice(0, 80)}`]
+  }
+  const type = String(answer.headers['content-type'] ?? '')
+  if (!type.startsWith('application/json'))
+    return [`${answer.statusCode} came as ${type || 'no type'}, not JSON`]
+  let body: unknown
+  try {
+    body = JSON.parse(answer.body)
+  } catch {
+    return [`${answer.statusCode} body is not JSON: ${answer.body.slice(0, 80)}`]
+  }
+  const found: string[] = []
+  if (!checker(content.schema).Check(body)) {
+    found.push(`${answer.statusCode} body does not match the declared schema: ${answer.body.slice(0, 120)}`)
+  }
+  if (answer.statusCode >= 400 && !/[가-힣]/.test((body as { message?: string }).message ?? '')) {
+    found.push(`${answer.statusCode} message is not Korean: ${answer.body.slice(0, 120)}`)
+  }
+  return found
+}

@@ -1,0 +1,148 @@
+// GET /api/openapi.json declares every status the server answers: real answers of every kind, each
+// checked against the document (status declared for its operation, body matching the declared schema).
+import { describe, expect, it } from 'vitest'
+import { addStore, addUser, grant } from '../../server/db/accounts.ts'
+import { answerOf, type OpenApiDocument, problems } from './openapi-check.ts'
+import { bearer, capturedSms, sharedTestApp, signIn, type TestApp, testClock } from './test-app.ts'
+
+const owner = '01012345678'
+const clock = testClock()
+const sms = capturedSms()
+const current = sharedTestApp({
+  env: { SIGN_FAILURES_BEFORE_LOCK: '3' },
+  clock,
+  sms,
+  setup: async (app: TestApp) => {
+    await addUser(app.db, { phone: owner, name: '김사장' })
+    await grant(app.db, owner, await addStore(app.db, { name: '역삼점' }), 'owner')
+    await addStore(app.db, { name: '남의 매장' })
+  },
+})
+
+interface Case {
+  method: 'GET' | 'PUT' | 'POST' | 'DELETE'
+  path: string
+  url: string
+  headers?: Record<string, string>
+  payload?: string | object
+}
+
+describe('the OpenAPI document', () => {
+  it('declares every status each operation answers, with bodies that match it', async () => {
+    const { app } = current
+    const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as OpenApiDocument
+    const tokens = await signIn(app, sms, owner)
+    const seen: string[] = []
+    const found: string[] = []
+    async function check({ method, path, url, headers, payload }: Case) {
+      const response = await app.inject({ method, url, headers, payload })
+      const answer = answerOf(response)
+      seen.push(`${method} ${path} ${response.statusCode}`)
+      found.push(...problems(document, method, path, answer).map((problem) => `${url}: ${problem}`))
+      return response
+    }
+    const json = { 'content-type': 'application/json' }
+    const big = { phone: '0'.repeat(20_000) }
+    const phone = '/api/v0/user/phone'
+    const sign = '/api/v0/user/sign'
+    const usage = '/api/v0/store/{id}/usage'
+
+    await check({ method: 'PUT', path: phone, url: phone, payload: { phone: owner } })
+    await check({ method: 'PUT', path: phone, url: phone, payload: { phone: 'x' } })
+    await check({ method: 'PUT', path: phone, url: phone, headers: json, payload: '{"phone":' })
+    await check({ method: 'PUT', path: phone, url: phone, headers: json, payload: '' })
+    await check({ method: 'PUT', path: phone, url: phone, payload: big })
+    await check({
+      method: 'PUT',
+      path: phone,
+      url: phone,
+      headers: { 'content-type': 'application/xml' },
+      payload: '<a/>',
+    })
+    for (let i = 0; i < 6; i++)
+      await check({ method: 'PUT', path: phone, url: phone, payload: { phone: '01055556666' } })
+
+    await check({ method: 'POST', path: sign, url: sign, payload: { phone: owner, code: 'abcd' } })
+    await check({ method: 'POST', path: sign, url: sign, payload: big })
+    await check({
+      method: 'POST',
+      path: sign,
+      url: sign,
+      headers: { 'content-type': 'text/csv' },
+      payload: 'a,b',
+    })
+    await check({ method: 'PUT', path: phone, url: phone, payload: { phone: '01077778888' } })
+    for (let i = 0; i < 3; i++)
+      await check({ method: 'POST', path: sign, url: sign, payload: { phone: '01077778888', code: '0000' } })
+
+    await check({ method: 'GET', path: sign, url: `${sign}?token=${tokens.refresh}` })
+    await check({ method: 'GET', path: sign, url: sign })
+    await check({ method: 'GET', path: sign, url: `${sign}?token=nope` })
+    await check({ method: 'DELETE', path: sign, url: `${sign}?token=nope`, payload: big })
+    await check({
+      method: 'DELETE',
+      path: sign,
+      url: `${sign}?token=nope`,
+      headers: { 'content-type': 'image/png' },
+      payload: 'x',
+    })
+    await check({ method: 'DELETE', path: sign, url: sign })
+    await check({ method: 'DELETE', path: sign, url: `${sign}?token=nope` })
+
+    await check({ method: 'GET', path: '/api/v0/user', url: '/api/v0/user', headers: bearer(tokens.access) })
+    await check({ method: 'GET', path: '/api/v0/user', url: '/api/v0/user' })
+    await check({ method: 'GET', path: '/api/v0/user', url: '/api/v0/user', headers: bearer('not.a.jwt') })
+
+    const auth = bearer(tokens.access)
+    const first = await check({
+      method: 'GET',
+      path: usage,
+      url: '/api/v0/store/1/usage?year=2026',
+      headers: auth,
+    })
+    const etag = String(first.headers.etag)
+    await check({
+      method: 'GET',
+      path: usage,
+      url: '/api/v0/store/1/usage?year=2026',
+      headers: { ...auth, 'if-none-match': etag },
+    })
+    await check({ method: 'GET', path: usage, url: '/api/v0/store/2/usage?year=2026', headers: auth })
+    await check({ method: 'GET', path: usage, url: '/api/v0/store/1/usage?year=Infinity', headers: auth })
+    await check({ method: 'GET', path: usage, url: '/api/v0/store/1/usage?year=2026' })
+    await check({ method: 'GET', path: usage, url: '/api/v0/store//usage?year=2026', headers: auth })
+    await check({
+      method: 'GET',
+      path: usage,
+      url: `/api/v0/store/${'9'.repeat(200)}/usage?year=2026`,
+      headers: auth,
+    })
+
+    expect(found).toEqual([])
+    // Every kind of answer above was really produced (a case that stopped producing its status would
+    // otherwise pass unnoticed).
+    const statuses = (prefix: string) =>
+      [...new Set(seen.filter((s) => s.startsWith(prefix)).map((s) => Number(s.slice(-3))))].sort()
+    expect(statuses(`PUT ${phone} `)).toEqual([200, 400, 413, 415, 429])
+    expect(statuses(`POST ${sign} `)).toEqual([400, 401, 413, 415, 429])
+    expect(statuses(`GET ${sign} `)).toEqual([200, 400, 401])
+    expect(statuses(`DELETE ${sign} `)).toEqual([204, 400, 413, 415])
+    expect(statuses('GET /api/v0/user ')).toEqual([200, 401])
+    expect(statuses(`GET ${usage} `)).toEqual([200, 304, 400, 401, 403, 414])
+  })
+
+  it('declares the server error and, on guarded routes, 401 for every operation', async () => {
+    const document = (
+      await current.app.inject({ method: 'GET', url: '/api/openapi.json' })
+    ).json() as OpenApiDocument
+    for (const [path, methods] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        const declared = Object.keys(operation.responses)
+        expect(declared, `${method} ${path}`).toContain('500')
+        if (operation.security?.length) expect(declared, `${method} ${path}`).toContain('401')
+        if (operation.requestBody || operation.parameters?.length)
+          expect(declared, `${method} ${path}`).toContain('400')
+      }
+    }
+  })
+})
