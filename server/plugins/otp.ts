@@ -48,7 +48,10 @@ export function createOtp(db: Db, secret: string, now: () => Date, limits: Confi
     await tx
       .insert(phoneLocks)
       .values({ phone, failures, locks, lockedUntil })
-      .onConflictDoUpdate({ target: phoneLocks.phone, set: { failures, locks, lockedUntil } })
+      .onConflictDoUpdate({
+        target: [phoneLocks.phone, phoneLocks.clientKey],
+        set: { failures, locks, lockedUntil },
+      })
     return seconds
   }
 
