@@ -42,6 +42,17 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Fastify's form of TRUST_PROXY. A hop count becomes a function of the hop (0 is the socket's peer):
+ * Fastify's own number form trusts no hop at all, and `true` trusts every hop, so that any client
+ * could name its own address in X-Forwarded-For.
+ */
+export function fastifyTrustProxy(trust: Config['trustProxy']) {
+  if (!trust) return false
+  if ('hops' in trust) return (_address: string, hop: number) => hop < trust.hops
+  return trust.addresses
+}
+
 /** Request logs must never hold a refresh token, which the contract puts in the query string. */
 export const redactUrl = (url: string) => url.replace(/([?&]token=)[^&]*/gi, '$1[redacted]')
 
@@ -77,7 +88,7 @@ export async function buildApp({ config, database, logStream, now = () => new Da
         }),
       },
     },
-    trustProxy: config.trustProxy,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: 16 * 1024,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
