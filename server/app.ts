@@ -9,7 +9,7 @@ import type { Config } from './config.ts'
 import type { Database } from './db/client.ts'
 import { ApiError, handleError, messages } from './errors.ts'
 import { createOtp, type Otp } from './plugins/otp.ts'
-import { type SmsSender, smsFromConfig } from './plugins/sms.ts'
+import { type SmsRetry, type SmsSender, smsFromConfig, smsOutbox } from './plugins/sms.ts'
 import { createTokens, jwtSecret, type Tokens } from './plugins/tokens.ts'
 import { web } from './plugins/web.ts'
 import { storeRoutes } from './routes/store.ts'
@@ -25,6 +25,8 @@ export interface AppOptions {
   now?: () => Date
   /** The SMS sender; by default the one SMS_PROVIDER names. */
   sms?: SmsSender
+  /** How sending retries, and how long closing waits for it (tests shorten it). */
+  smsRetry?: SmsRetry
 }
 
 declare module 'fastify' {
@@ -75,7 +77,14 @@ const contentSecurityPolicy = {
   },
 }
 
-export async function buildApp({ config, database, logStream, now = () => new Date(), sms }: AppOptions) {
+export async function buildApp({
+  config,
+  database,
+  logStream,
+  now = () => new Date(),
+  sms,
+  smsRetry,
+}: AppOptions) {
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -97,9 +106,12 @@ export async function buildApp({ config, database, logStream, now = () => new Da
   app.decorate('db', database.db)
   app.decorate('now', now)
   app.decorate('tokens', createTokens(database.db, secret, now, config.limits))
-  app.decorate('otp', createOtp(database.db, secret, now, config.limits, sms ?? smsFromConfig(config.sms)))
+  const outbox = smsOutbox(sms ?? smsFromConfig(config.sms), app.log, smsRetry)
+  app.decorate('otp', createOtp(database.db, secret, now, config.limits, outbox))
   app.decorate('usageAnswers', usageAnswers(database.db))
   app.decorateRequest('userId', 0)
+  // Codes in flight are sent (or given up on, within smsRetry.closeWaitMs) before the database closes.
+  app.addHook('onClose', () => outbox.close())
   app.addHook('onClose', () => database.close())
   app.setErrorHandler(handleError)
 

@@ -21,7 +21,6 @@ export const messages = {
   tooLarge: '요청이 너무 큽니다.',
   unsupportedType: '지원하지 않는 요청 형식입니다. JSON으로 보내 주세요.',
   tooManyRequests: '요청이 너무 많습니다. 잠시 후 다시 시도해 주세요.',
-  smsFailed: '인증번호 문자를 보내지 못했습니다. 잠시 후 다시 시도해 주세요.',
   server: '서버에 문제가 생겼습니다. 잠시 후 다시 시도해 주세요.',
 } as const
 

@@ -7,18 +7,17 @@
 // sent), so neither the answer nor a later sign-in attempt tells whether a number is registered.
 import { createHash, createHmac, randomInt, timingSafeEqual } from 'node:crypto'
 import { eq, lt } from 'drizzle-orm'
-import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../config.ts'
 import type { Db } from '../db/client.ts'
 import { loginCodes, phoneLocks, users } from '../db/schema.ts'
 import { ApiError, messages } from '../errors.ts'
 import { normalizePhone } from '../phone.ts'
 import { clientKey, lockKey, type Tx, takeSlots } from './rate-limits.ts'
-import { codeText, type SmsSender } from './sms.ts'
+import { codeText, type SmsOutbox } from './sms.ts'
 
 type Outcome = { userId: number } | { error: ApiError }
 
-export function createOtp(db: Db, secret: string, now: () => Date, limits: Config['limits'], sms: SmsSender) {
+export function createOtp(db: Db, secret: string, now: () => Date, limits: Config['limits'], sms: SmsOutbox) {
   const key = createHash('sha256').update(`sign-in codes:${secret}`).digest()
   const hashCode = (phone: string, code: string) =>
     createHmac('sha256', key).update(`${phone}:${code}`).digest()
@@ -56,7 +55,7 @@ export function createOtp(db: Db, secret: string, now: () => Date, limits: Confi
   }
 
   return {
-    async requestCode(rawPhone: string, ip: string, log: FastifyBaseLogger): Promise<{ expiresIn: number }> {
+    async requestCode(rawPhone: string, ip: string): Promise<{ expiresIn: number }> {
       const phone = normalizePhone(rawPhone)
       const at = now()
       const code = String(randomInt(0, 10_000)).padStart(4, '0')
@@ -83,15 +82,9 @@ export function createOtp(db: Db, secret: string, now: () => Date, limits: Confi
         const [found] = await tx.select({ id: users.id }).from(users).where(eq(users.phone, phone))
         return found
       })
-      if (user) {
-        try {
-          await sms.send(phone, codeText(code, limits.codeTtlSeconds))
-        } catch (error) {
-          log.error({ err: error }, 'sending the sign-in code failed')
-          await db.delete(loginCodes).where(eq(loginCodes.phone, phone))
-          throw new ApiError(502, messages.smsFailed)
-        }
-      }
+      // Sent in the background: the answer is the same, in the same time, whether the number is
+      // registered or the gateway is slow or failing. An unsent code is never known to anyone.
+      if (user) sms.send(phone, codeText(code, limits.codeTtlSeconds))
       return { expiresIn: limits.codeTtlSeconds }
     },
 

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, beforeEach, inject } from 'vitest'
 import { buildApp } from '../../server/app.ts'
 import { readConfig } from '../../server/config.ts'
 import { type Database, openDatabase } from '../../server/db/client.ts'
+import type { SmsRetry } from '../../server/plugins/sms.ts'
 
 async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const adminUrl = process.env.DATABASE_URL
@@ -95,6 +96,7 @@ export interface TestAppOptions {
   logStream?: { write(line: string): void }
   clock?: ReturnType<typeof testClock>
   sms?: ReturnType<typeof capturedSms>
+  smsRetry?: SmsRetry
   /**
    * Run as a second instance on another test app's database: on PostgreSQL through a pool of its
    * own, on PGlite (one process's database) on the same one. Closing this app leaves it in place.
@@ -120,6 +122,7 @@ export async function createTestApp({
   env = {},
   logStream,
   clock,
+  smsRetry,
   sms,
   sameDatabaseAs,
 }: TestAppOptions = {}) {
@@ -133,7 +136,7 @@ export async function createTestApp({
   })
   const database = sameDatabaseAs ? await secondInstanceDatabase(sameDatabaseAs) : await openTestDatabase()
   databases.set(database.db, database)
-  const app = await buildApp({ config, database, logStream, now: clock?.now, sms })
+  const app = await buildApp({ config, database, logStream, now: clock?.now, sms, smsRetry })
   app.addHook('onClose', () => rmSync(dataDir, { recursive: true, force: true }))
   return app
 }
