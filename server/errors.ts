@@ -15,6 +15,7 @@ export const messages = {
   codeExpired: '인증번호가 만료되었거나 요청되지 않았습니다. 인증번호를 다시 받아 주세요.',
   phoneLocked: '로그인 실패가 반복되어 잠시 잠겼습니다. 잠시 후 다시 시도해 주세요.',
   tooManyCodes: '인증번호 요청이 너무 많습니다. 잠시 후 다시 시도해 주세요.',
+  tooManySignIns: '로그인 시도가 너무 많습니다. 잠시 후 다시 시도해 주세요.',
   forbidden: '이 매장의 매출을 볼 권한이 없습니다.',
   notFound: '요청한 주소를 찾을 수 없습니다.',
   methodNotAllowed: '허용되지 않는 요청입니다.',

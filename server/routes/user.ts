@@ -37,7 +37,7 @@ export const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const userId = await app.otp.signIn(request.body.phone, request.body.code)
+      const userId = await app.otp.signIn(request.body.phone, request.body.code, request.ip)
       return { token: await app.tokens.start(userId) }
     },
   )
