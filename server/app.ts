@@ -9,7 +9,7 @@ import type { Config } from './config.ts'
 import type { Database } from './db/client.ts'
 import { ApiError, handleClientError, handleError, messages, serializeError } from './errors.ts'
 import { createOtp, type Otp } from './plugins/otp.ts'
-import { type SmsSender, smsFromConfig } from './plugins/sms.ts'
+import { type SmsRetry, type SmsSender, smsFromConfig, smsOutbox } from './plugins/sms.ts'
 import { createTokens, jwtSecret, type Tokens } from './plugins/tokens.ts'
 import { web } from './plugins/web.ts'
 import { storeRoutes } from './routes/store.ts'
@@ -27,6 +27,8 @@ export interface AppOptions {
   now?: () => Date
   /** The SMS sender; by default the one SMS_PROVIDER names. */
   sms?: SmsSender
+  /** How sending retries, and how long closing waits for it (tests shorten it). */
+  smsRetry?: SmsRetry
 }
 
 declare module 'fastify' {
@@ -42,6 +44,17 @@ declare module 'fastify' {
     /** The signed-in user, set by the guard of the signed-in routes. */
     userId: number
   }
+}
+
+/**
+ * Fastify's form of TRUST_PROXY. A hop count becomes a function of the hop (0 is the socket's peer):
+ * Fastify's own number form trusts no hop at all, and `true` trusts every hop, so that any client
+ * could name its own address in X-Forwarded-For.
+ */
+export function fastifyTrustProxy(trust: Config['trustProxy']) {
+  if (!trust) return false
+  if ('hops' in trust) return (_address: string, hop: number) => hop < trust.hops
+  return trust.addresses
 }
 
 /** Query parameters whose values may be written to logs: none of them is a secret. */
@@ -95,7 +108,14 @@ const contentSecurityPolicy = {
   },
 }
 
-export async function buildApp({ config, database, logStream, now = () => new Date(), sms }: AppOptions) {
+export async function buildApp({
+  config,
+  database,
+  logStream,
+  now = () => new Date(),
+  sms,
+  smsRetry,
+}: AppOptions) {
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -109,7 +129,7 @@ export async function buildApp({ config, database, logStream, now = () => new Da
         }),
       },
     },
-    trustProxy: config.trustProxy,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: 16 * 1024,
     schemaController: { compilersFactory: { buildValidator } },
     // A bad percent-encoding or an over-long path parameter, found before any route runs.
@@ -123,9 +143,12 @@ export async function buildApp({ config, database, logStream, now = () => new Da
   app.decorate('db', database.db)
   app.decorate('now', now)
   app.decorate('tokens', createTokens(database.db, secret, now, config.limits))
-  app.decorate('otp', createOtp(database.db, secret, now, config.limits, sms ?? smsFromConfig(config.sms)))
+  const outbox = smsOutbox(sms ?? smsFromConfig(config.sms), app.log, smsRetry)
+  app.decorate('otp', createOtp(database.db, secret, now, config.limits, outbox))
   app.decorate('usageAnswers', usageAnswers(database.db))
   app.decorateRequest('userId', 0)
+  // Codes in flight are sent (or given up on, within smsRetry.closeWaitMs) before the database closes.
+  app.addHook('onClose', () => outbox.close())
   app.addHook('onClose', () => database.close())
   app.setErrorHandler(handleError)
   app.addHook('onRoute', declareCommonStatuses)

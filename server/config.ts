@@ -1,6 +1,7 @@
 // Every setting of the server, read once from the environment and checked, with one clear error
 // listing every variable that is wrong. The README's configuration table mirrors this schema.
 import path from 'node:path'
+import ipaddr from 'ipaddr.js'
 import { type Static, Type } from 'typebox'
 import { Value } from 'typebox/value'
 
@@ -20,13 +21,16 @@ const EnvSchema = Type.Object({
   SMS_PROVIDER: Type.Enum(['console', 'webhook'], { default: 'console' }),
   SMS_WEBHOOK_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   SMS_WEBHOOK_SECRET: Type.Optional(Type.String({ minLength: 16 })),
-  TRUST_PROXY: Type.Enum(['0', '1'], { default: '0' }),
+  TRUST_PROXY: Type.String({ default: '0', minLength: 1 }),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
   CODE_TTL_SECONDS: Int(180, 30, 3600),
   CODE_MAX_TRIES: Int(5, 1, 100),
   CODE_REQUESTS_PER_PHONE_PER_HOUR: Int(5, 1),
   CODE_REQUESTS_PER_IP_PER_HOUR: Int(20, 1),
+  SIGN_ATTEMPTS_PER_IP_PER_HOUR: Int(20, 1),
   SIGN_FAILURES_BEFORE_LOCK: Int(10, 1),
+  // At most 100: each failure is a guess at a 4-digit code, and 100 a day is a 1 % chance a day.
+  SIGN_FAILURES_PER_PHONE_PER_DAY: Int(80, 1, 100),
   LOCK_MINUTES: Int(30, 1),
   LOCK_MAX_HOURS: Int(24, 1),
   ACCESS_TOKEN_SECONDS: Int(900, 10),
@@ -38,6 +42,31 @@ const EnvSchema = Type.Object({
 type Env = Static<typeof EnvSchema>
 
 export class ConfigError extends Error {}
+
+/**
+ * Which forwarding proxies to believe about the client's address: none (`0`), the nearest N hops (a
+ * number: the socket's peer and N-1 addresses before it in X-Forwarded-For), or the proxies at these
+ * addresses or networks (a comma list, e.g. `10.0.0.1, 192.168.0.0/16`), however many hops they make.
+ */
+export type TrustProxy = { hops: number } | { addresses: string[] } | false
+
+function parseTrustProxy(value: string): TrustProxy | undefined {
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value)
+    return hops === 0 ? false : hops <= 100 ? { hops } : undefined
+  }
+  const addresses = value.split(',').map((part) => part.trim())
+  // Dotted quads only: ipaddr.js would also take forms like `1.2.3` for an IPv4 address.
+  const address = (text: string) => ipaddr.IPv4.isValidFourPartDecimal(text) || ipaddr.IPv6.isValid(text)
+  const valid = (entry: string) => {
+    const [base = '', bits, ...rest] = entry.split('/')
+    if (rest.length > 0 || !address(base)) return false
+    if (bits === undefined) return true
+    const max = ipaddr.IPv6.isValid(base) ? 128 : 32
+    return /^\d+$/.test(bits) && Number(bits) <= max
+  }
+  return addresses.every(valid) ? { addresses } : undefined
+}
 
 function parseEnv(source: NodeJS.ProcessEnv): Env {
   const names = Object.keys(EnvSchema.properties)
@@ -71,6 +100,12 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env) {
       'SMS_PROVIDER=webhook needs SMS_WEBHOOK_URL and SMS_WEBHOOK_SECRET (at least 16 characters).',
     )
   }
+  const trustProxy = parseTrustProxy(env.TRUST_PROXY)
+  if (trustProxy === undefined) {
+    throw new ConfigError(
+      `TRUST_PROXY=${JSON.stringify(env.TRUST_PROXY)}: expected 0, a number of proxy hops (1 behind one reverse proxy), or a comma list of proxy addresses or networks (10.0.0.1,192.168.0.0/16).`,
+    )
+  }
   const dataDir = path.resolve(env.DATA_DIR)
   return {
     production,
@@ -96,14 +131,16 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env) {
             secret: env.SMS_WEBHOOK_SECRET ?? '',
           }
         : { provider: 'console' as const },
-    trustProxy: env.TRUST_PROXY === '1',
+    trustProxy,
     logLevel: env.LOG_LEVEL,
     limits: {
       codeTtlSeconds: env.CODE_TTL_SECONDS,
       codeMaxTries: env.CODE_MAX_TRIES,
       codeRequestsPerPhonePerHour: env.CODE_REQUESTS_PER_PHONE_PER_HOUR,
       codeRequestsPerIpPerHour: env.CODE_REQUESTS_PER_IP_PER_HOUR,
+      signAttemptsPerIpPerHour: env.SIGN_ATTEMPTS_PER_IP_PER_HOUR,
       signFailuresBeforeLock: env.SIGN_FAILURES_BEFORE_LOCK,
+      signFailuresPerPhonePerDay: env.SIGN_FAILURES_PER_PHONE_PER_DAY,
       lockMinutes: env.LOCK_MINUTES,
       lockMaxHours: env.LOCK_MAX_HOURS,
       accessTokenSeconds: env.ACCESS_TOKEN_SECONDS,

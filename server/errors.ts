@@ -16,6 +16,7 @@ export const messages = {
   codeExpired: '인증번호가 만료되었거나 요청되지 않았습니다. 인증번호를 다시 받아 주세요.',
   phoneLocked: '로그인 실패가 반복되어 잠시 잠겼습니다. 잠시 후 다시 시도해 주세요.',
   tooManyCodes: '인증번호 요청이 너무 많습니다. 잠시 후 다시 시도해 주세요.',
+  tooManySignIns: '로그인 시도가 너무 많습니다. 잠시 후 다시 시도해 주세요.',
   forbidden: '이 매장의 매출을 볼 권한이 없습니다.',
   accessDenied: '접근할 수 없는 주소입니다.',
   notFound: '요청한 주소를 찾을 수 없습니다.',
@@ -30,7 +31,6 @@ export const messages = {
   unavailable: '서버가 잠시 요청을 받을 수 없습니다. 잠시 후 다시 시도해 주세요.',
   unsupportedType: '지원하지 않는 요청 형식입니다. JSON으로 보내 주세요.',
   tooManyRequests: '요청이 너무 많습니다. 잠시 후 다시 시도해 주세요.',
-  smsFailed: '인증번호 문자를 보내지 못했습니다. 잠시 후 다시 시도해 주세요.',
   server: '서버에 문제가 생겼습니다. 잠시 후 다시 시도해 주세요.',
 } as const
 

@@ -69,21 +69,31 @@ export const usages = pgTable(
   ],
 )
 
-/** The one live sign-in code of a phone; a new request replaces it. */
+/** The one live sign-in code of a phone; a new request replaces it. Only the client that asked for it may use it. */
 export const loginCodes = pgTable('login_codes', {
   phone: text('phone').primaryKey(),
   codeHash: text('code_hash').notNull(),
   expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
   tries: integer('tries').notNull().default(0),
+  /** The requesting client (clientKey: an IPv4 address or an IPv6 /64). */
+  clientKey: text('client_key').notNull().default(''),
 })
 
-/** Consecutive failed sign-ins of a phone, across codes, and the lock they caused. */
-export const phoneLocks = pgTable('phone_locks', {
-  phone: text('phone').primaryKey(),
-  failures: integer('failures').notNull().default(0),
-  locks: integer('locks').notNull().default(0),
-  lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
-})
+/**
+ * Consecutive failed sign-ins of a phone from one client (clientKey), across codes, and the lock they
+ * caused: a lock keeps that client, not the phone's owner elsewhere, from that phone.
+ */
+export const phoneLocks = pgTable(
+  'phone_locks',
+  {
+    phone: text('phone').notNull(),
+    clientKey: text('client_key').notNull().default(''),
+    failures: integer('failures').notNull().default(0),
+    locks: integer('locks').notNull().default(0),
+    lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
+  },
+  (table) => [primaryKey({ columns: [table.phone, table.clientKey] })],
+)
 
 /** One row per rate-limited event (a code request, by phone and by client address). */
 export const rateEvents = pgTable(
@@ -96,20 +106,35 @@ export const rateEvents = pgTable(
 )
 
 /**
- * Refresh tokens, stored hashed. Every sign-in starts a family; each use rotates the token within its
- * family, and presenting a rotated one again revokes the family.
+ * Sign-ins (token families): one per successful sign-in, with its absolute expiry. Revoking the row ends
+ * every refresh token of the sign-in and, on the next check, every access token issued under it.
+ */
+export const signIns = pgTable(
+  'sign_ins',
+  {
+    id: text('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+    createdAt: createdAt(),
+  },
+  (table) => [index('sign_ins_user').on(table.userId)],
+)
+
+/**
+ * Refresh tokens, stored hashed, each of one sign-in (family). Each use rotates the token within its
+ * sign-in, and presenting a rotated one again revokes the sign-in.
  */
 export const refreshTokens = pgTable(
   'refresh_tokens',
   {
     tokenHash: text('token_hash').primaryKey(),
-    familyId: text('family_id').notNull(),
-    userId: integer('user_id')
+    familyId: text('family_id')
       .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
-    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+      .references(() => signIns.id, { onDelete: 'cascade' }),
     rotatedAt: timestamp('rotated_at', { withTimezone: true, mode: 'date' }),
-    revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
   },
   (table) => [index('refresh_tokens_family').on(table.familyId)],

@@ -1,41 +1,64 @@
 // One-time sign-in codes. A code is 4 digits from a cryptographic source, stored only as an HMAC bound
-// to its phone, valid CODE_TTL_SECONDS, single use, replaced by a newer request, and ended by
-// CODE_MAX_TRIES wrong tries. Every SIGN_FAILURES_BEFORE_LOCK consecutive failures of a phone (across
-// codes) lock it, LOCK_MINUTES the first time and twice as long each time after, at most LOCK_MAX_HOURS.
+// to its phone, valid CODE_TTL_SECONDS, single use, replaced by a newer request, ended by
+// CODE_MAX_TRIES wrong tries, and usable only from the client (clientKey) that requested it.
+//
+// Limits, all counted in the database and so shared by every instance:
+// - a client makes at most SIGN_ATTEMPTS_PER_IP_PER_HOUR sign-in attempts, whatever the numbers;
+// - an attempt from a client other than the code's requester is refused like a missing code, without
+//   comparing: it is no guess, and it neither spends the code's tries nor counts toward any lock, so
+//   someone who never received the code cannot end it or lock its owner out;
+// - every SIGN_FAILURES_BEFORE_LOCK consecutive failures of a phone from one client lock that client
+//   out of that phone, LOCK_MINUTES the first time and twice as long each time after, at most
+//   LOCK_MAX_HOURS: the owner elsewhere is not locked out by them;
+// - a phone answers no attempts from anyone once SIGN_FAILURES_PER_PHONE_PER_DAY failures (from all
+//   clients together) fall within 24 hours: the bound on guesses against one account, whatever the
+//   number of addresses the guesser has. One client alone, held by its locks, cannot reach it.
 //
 // Unregistered numbers are answered exactly like registered ones, and get a code row too (never
 // sent), so neither the answer nor a later sign-in attempt tells whether a number is registered.
 import { createHash, createHmac, randomInt, timingSafeEqual } from 'node:crypto'
-import { eq, lt } from 'drizzle-orm'
-import type { FastifyBaseLogger } from 'fastify'
+import { and, eq, lt } from 'drizzle-orm'
 import type { Config } from '../config.ts'
 import type { Db } from '../db/client.ts'
 import { loginCodes, phoneLocks, users } from '../db/schema.ts'
 import { ApiError, messages } from '../errors.ts'
 import { normalizePhone } from '../phone.ts'
-import { clientKey, lockKey, type Tx, takeSlots } from './rate-limits.ts'
-import { codeText, type SmsSender } from './sms.ts'
+import { clientKey, dayMs, lockKey, recordEvent, slotWait, type Tx, takeSlots } from './rate-limits.ts'
+import { codeText, type SmsOutbox } from './sms.ts'
 
 type Outcome = { userId: number } | { error: ApiError }
 
-export function createOtp(db: Db, secret: string, now: () => Date, limits: Config['limits'], sms: SmsSender) {
+export function createOtp(db: Db, secret: string, now: () => Date, limits: Config['limits'], sms: SmsOutbox) {
   const key = createHash('sha256').update(`sign-in codes:${secret}`).digest()
   const hashCode = (phone: string, code: string) =>
     createHmac('sha256', key).update(`${phone}:${code}`).digest()
+  /** The failed sign-ins of a phone in the last 24 hours, from every client. */
+  const phoneFailures = (phone: string) => ({
+    key: `sign-failure:phone:${phone}`,
+    limit: limits.signFailuresPerPhonePerDay,
+    windowMs: dayMs,
+  })
 
-  async function lockedFor(tx: Tx, phone: string, at: Date) {
-    const [lock] = await tx.select().from(phoneLocks).where(eq(phoneLocks.phone, phone))
-    const seconds = lock?.lockedUntil ? Math.ceil((lock.lockedUntil.getTime() - at.getTime()) / 1000) : 0
-    return { lock, seconds: Math.max(0, seconds) }
+  /** Seconds the client must wait before trying this phone again: its own lock, or the phone's daily bound. */
+  async function lockedFor(tx: Tx, phone: string, client: string, at: Date) {
+    const [lock] = await tx
+      .select()
+      .from(phoneLocks)
+      .where(and(eq(phoneLocks.phone, phone), eq(phoneLocks.clientKey, client)))
+    const own = lock?.lockedUntil ? Math.ceil((lock.lockedUntil.getTime() - at.getTime()) / 1000) : 0
+    const phoneWide = await slotWait(tx, at, phoneFailures(phone))
+    return { lock, seconds: Math.max(0, own, phoneWide) }
   }
 
-  /** Counts one more failed sign-in and locks the phone at every Nth; returns the lock in seconds, or 0. */
+  /** Counts one more failed sign-in of the client and locks it at every Nth; returns the lock in seconds, or 0. */
   async function countFailure(
     tx: Tx,
     phone: string,
+    client: string,
     at: Date,
     previous: typeof phoneLocks.$inferSelect | undefined,
   ) {
+    await recordEvent(tx, at, phoneFailures(phone).key)
     const failures = (previous?.failures ?? 0) + 1
     let locks = previous?.locks ?? 0
     let lockedUntil = previous?.lockedUntil ?? null
@@ -47,24 +70,28 @@ export function createOtp(db: Db, secret: string, now: () => Date, limits: Confi
     }
     await tx
       .insert(phoneLocks)
-      .values({ phone, failures, locks, lockedUntil })
-      .onConflictDoUpdate({ target: phoneLocks.phone, set: { failures, locks, lockedUntil } })
+      .values({ phone, clientKey: client, failures, locks, lockedUntil })
+      .onConflictDoUpdate({
+        target: [phoneLocks.phone, phoneLocks.clientKey],
+        set: { failures, locks, lockedUntil },
+      })
     return seconds
   }
 
   return {
-    async requestCode(rawPhone: string, ip: string, log: FastifyBaseLogger): Promise<{ expiresIn: number }> {
+    async requestCode(rawPhone: string, ip: string): Promise<{ expiresIn: number }> {
       const phone = normalizePhone(rawPhone)
+      const client = clientKey(ip)
       const at = now()
       const code = String(randomInt(0, 10_000)).padStart(4, '0')
       const user = await db.transaction(async (tx) => {
-        const { seconds } = await lockedFor(tx, phone, at)
+        const { seconds } = await lockedFor(tx, phone, client, at)
         if (seconds > 0) throw new ApiError(429, messages.phoneLocked, seconds)
         await takeSlots(
           tx,
           at,
           [
-            { key: `code:ip:${clientKey(ip)}`, limit: limits.codeRequestsPerIpPerHour },
+            { key: `code:ip:${client}`, limit: limits.codeRequestsPerIpPerHour },
             { key: `code:phone:${phone}`, limit: limits.codeRequestsPerPhonePerHour },
           ],
           messages.tooManyCodes,
@@ -75,34 +102,38 @@ export function createOtp(db: Db, secret: string, now: () => Date, limits: Confi
           codeHash: hashCode(phone, code).toString('hex'),
           expiresAt: new Date(at.getTime() + limits.codeTtlSeconds * 1000),
           tries: 0,
+          clientKey: client,
         }
         await tx.insert(loginCodes).values(row).onConflictDoUpdate({ target: loginCodes.phone, set: row })
         const [found] = await tx.select({ id: users.id }).from(users).where(eq(users.phone, phone))
         return found
       })
-      if (user) {
-        try {
-          await sms.send(phone, codeText(code, limits.codeTtlSeconds))
-        } catch (error) {
-          log.error({ err: error }, 'sending the sign-in code failed')
-          await db.delete(loginCodes).where(eq(loginCodes.phone, phone))
-          throw new ApiError(502, messages.smsFailed)
-        }
-      }
+      // Sent in the background: the answer is the same, in the same time, whether the number is
+      // registered or the gateway is slow or failing. An unsent code is never known to anyone.
+      if (user) sms.send(phone, codeText(code, limits.codeTtlSeconds))
       return { expiresIn: limits.codeTtlSeconds }
     },
 
     /** The id of the user the phone and code sign in, or a 401/429 ApiError. */
-    async signIn(rawPhone: string, code: string): Promise<number> {
+    async signIn(rawPhone: string, code: string, ip: string): Promise<number> {
       const phone = normalizePhone(rawPhone)
+      const client = clientKey(ip)
       const at = now()
       // Failures are written before the error is thrown, so the transaction returns the outcome.
       const outcome = await db.transaction(async (tx): Promise<Outcome> => {
+        // Every attempt counts against its client, before anything else is looked at.
+        await takeSlots(
+          tx,
+          at,
+          [{ key: `sign:ip:${client}`, limit: limits.signAttemptsPerIpPerHour }],
+          messages.tooManySignIns,
+        )
         await lockKey(tx, `sign:${phone}`)
-        const { lock, seconds } = await lockedFor(tx, phone, at)
+        const { lock, seconds } = await lockedFor(tx, phone, client, at)
         if (seconds > 0) return { error: new ApiError(429, messages.phoneLocked, seconds) }
         const [live] = await tx.select().from(loginCodes).where(eq(loginCodes.phone, phone))
-        if (!live || live.expiresAt <= at) return { error: new ApiError(401, messages.codeExpired) }
+        if (!live || live.expiresAt <= at || live.clientKey !== client)
+          return { error: new ApiError(401, messages.codeExpired) }
 
         const matches = timingSafeEqual(hashCode(phone, code), Buffer.from(live.codeHash, 'hex'))
         const [user] = matches
@@ -110,13 +141,15 @@ export function createOtp(db: Db, secret: string, now: () => Date, limits: Confi
           : []
         if (user) {
           await tx.delete(loginCodes).where(eq(loginCodes.phone, phone))
-          await tx.delete(phoneLocks).where(eq(phoneLocks.phone, phone))
+          await tx
+            .delete(phoneLocks)
+            .where(and(eq(phoneLocks.phone, phone), eq(phoneLocks.clientKey, client)))
           return { userId: user.id }
         }
         const tries = live.tries + 1
         if (tries >= limits.codeMaxTries) await tx.delete(loginCodes).where(eq(loginCodes.phone, phone))
         else await tx.update(loginCodes).set({ tries }).where(eq(loginCodes.phone, phone))
-        const lockSeconds = await countFailure(tx, phone, at, lock)
+        const lockSeconds = await countFailure(tx, phone, client, at, lock)
         if (lockSeconds > 0) return { error: new ApiError(429, messages.phoneLocked, lockSeconds) }
         return { error: new ApiError(401, messages.wrongCode) }
       })

@@ -12,37 +12,59 @@ export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
 export interface Window {
   key: string
   limit: number
+  /** The sliding window's length; one hour unless given. */
+  windowMs?: number
 }
 
-const windowMs = 60 * 60 * 1000
+export const hourMs = 60 * 60 * 1000
+export const dayMs = 24 * hourMs
 
 /** Serialises transactions on one key (a phone, an address) across connections and instances. */
 export const lockKey = (tx: Tx, key: string) =>
   tx.execute(sql`select pg_advisory_xact_lock(hashtext(${key}))`)
 
 /**
- * Records one event under every key, or none: when any key already holds `limit` events in the last
- * hour, throws a 429 whose Retry-After is when that key's oldest event leaves the window.
+ * Seconds until the key holds fewer than `limit` events in its window (0: it already does), after
+ * dropping the events that have left the window. Call it with the key's lock held.
+ */
+async function secondsUntilFree(tx: Tx, now: Date, { key, limit, windowMs = hourMs }: Window) {
+  const since = new Date(now.getTime() - windowMs)
+  await tx.delete(rateEvents).where(and(eq(rateEvents.key, key), lte(rateEvents.at, since)))
+  const [row] = await tx.select({ n: count() }).from(rateEvents).where(eq(rateEvents.key, key))
+  if ((row?.n ?? 0) < limit) return 0
+  const [oldest] = await tx
+    .select({ at: rateEvents.at })
+    .from(rateEvents)
+    .where(and(eq(rateEvents.key, key), gt(rateEvents.at, since)))
+    .orderBy(asc(rateEvents.at))
+    .limit(1)
+  const freeAt = (oldest?.at.getTime() ?? now.getTime()) + windowMs
+  return Math.max(1, Math.ceil((freeAt - now.getTime()) / 1000))
+}
+
+/**
+ * Records one event under every key, or none: when any key already holds `limit` events in its
+ * window, throws a 429 whose Retry-After is when that key's oldest event leaves the window.
  */
 export async function takeSlots(tx: Tx, now: Date, windows: Window[], message: string) {
-  const since = new Date(now.getTime() - windowMs)
-  for (const { key } of windows) {
-    await lockKey(tx, `rate:${key}`)
-    await tx.delete(rateEvents).where(and(eq(rateEvents.key, key), lte(rateEvents.at, since)))
-  }
-  for (const { key, limit } of windows) {
-    const [row] = await tx.select({ n: count() }).from(rateEvents).where(eq(rateEvents.key, key))
-    if ((row?.n ?? 0) < limit) continue
-    const [oldest] = await tx
-      .select({ at: rateEvents.at })
-      .from(rateEvents)
-      .where(and(eq(rateEvents.key, key), gt(rateEvents.at, since)))
-      .orderBy(asc(rateEvents.at))
-      .limit(1)
-    const freeAt = (oldest?.at.getTime() ?? now.getTime()) + windowMs
-    throw new ApiError(429, message, Math.max(1, Math.ceil((freeAt - now.getTime()) / 1000)))
+  for (const { key } of windows) await lockKey(tx, `rate:${key}`)
+  for (const window of windows) {
+    const seconds = await secondsUntilFree(tx, now, window)
+    if (seconds > 0) throw new ApiError(429, message, seconds)
   }
   await tx.insert(rateEvents).values(windows.map(({ key }) => ({ key, at: now })))
+}
+
+/** Seconds until the window has room (0: it has), taking nothing. */
+export async function slotWait(tx: Tx, now: Date, window: Window) {
+  await lockKey(tx, `rate:${window.key}`)
+  return secondsUntilFree(tx, now, window)
+}
+
+/** Records one event under the key, whatever the count (the caller decides what a full window means). */
+export async function recordEvent(tx: Tx, now: Date, key: string) {
+  await lockKey(tx, `rate:${key}`)
+  await tx.insert(rateEvents).values({ key, at: now })
 }
 
 /**

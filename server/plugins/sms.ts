@@ -1,5 +1,7 @@
 // Sends the sign-in code. `console` prints one line to standard output (development, demos, tests);
 // `webhook` POSTs { to, text } as JSON to an SMS gateway with a shared secret in X-Webhook-Secret.
+// Codes go out through an outbox in the background, so that neither the time nor the status of a code
+// request tells a registered number from another.
 import type { Config } from '../config.ts'
 
 export interface SmsSender {
@@ -39,3 +41,86 @@ export const smsFromConfig = (sms: Config['sms']): SmsSender =>
 
 export const codeText = (code: string, ttlSeconds: number) =>
   `[빨래방 매출] 인증번호 ${code} (${Math.round(ttlSeconds / 60)}분 안에 입력해 주세요)`
+
+/** How the outbox retries and how long closing the server waits for it. */
+export interface SmsRetry {
+  /** Tries in all, the first included. */
+  attempts: number
+  /** The wait before the second try; each further wait is twice the one before. */
+  firstDelayMs: number
+  /** How long closing waits for sends in flight before giving up on them. */
+  closeWaitMs: number
+}
+
+/** 4 tries over about 7 s (waits of 1, 2 and 4 s), well within a code's 3-minute life. */
+export const defaultSmsRetry: SmsRetry = { attempts: 4, firstDelayMs: 1000, closeWaitMs: 15_000 }
+
+/** A phone number as logs show it: the last four digits only. */
+export const maskPhone = (phone: string) => `${'*'.repeat(Math.max(0, phone.length - 4))}${phone.slice(-4)}`
+
+export interface SmsOutbox {
+  /** Starts sending in the background; the caller's answer never waits for, or tells of, the gateway. */
+  send(to: string, text: string): void
+  /** Stops retrying and waits for sends in flight, at most `closeWaitMs`. */
+  close(): Promise<void>
+}
+
+/**
+ * Sends in the background with bounded retries and exponential backoff, and logs every failed try and
+ * a send given up, never the text (it holds the code).
+ */
+export function smsOutbox(
+  sender: SmsSender,
+  log: { warn(object: object, message: string): void; error(object: object, message: string): void },
+  retry: SmsRetry = defaultSmsRetry,
+): SmsOutbox {
+  const inFlight = new Set<Promise<void>>()
+  const waiting = new Set<() => void>()
+  let closing = false
+
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer)
+        waiting.delete(wake)
+        resolve()
+      }
+      const timer = setTimeout(wake, ms)
+      waiting.add(wake)
+    })
+
+  async function deliver(to: string, text: string) {
+    const context = { to: maskPhone(to) }
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await sender.send(to, text)
+        return
+      } catch (error) {
+        const reason = String((error as Error)?.message ?? error).replaceAll(text, '[text]')
+        if (attempt >= retry.attempts || closing) {
+          log.error({ ...context, attempts: attempt, reason }, 'sending the sign-in code failed; gave up')
+          return
+        }
+        log.warn({ ...context, attempt, reason }, 'sending the sign-in code failed; will retry')
+        await pause(retry.firstDelayMs * 2 ** (attempt - 1))
+      }
+    }
+  }
+
+  return {
+    send(to, text) {
+      const task = deliver(to, text).finally(() => inFlight.delete(task))
+      inFlight.add(task)
+    },
+    async close() {
+      closing = true
+      for (const wake of [...waiting]) wake()
+      let timer: NodeJS.Timeout | undefined
+      const bound = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, retry.closeWaitMs)
+      })
+      await Promise.race([Promise.allSettled([...inFlight]), bound])
+      clearTimeout(timer)
+    },
+  }
+}

@@ -1,15 +1,17 @@
-// Access tokens are signed JWTs (HS256) that live ACCESS_TOKEN_SECONDS. Refresh tokens are 256 random
-// bits, stored only as SHA-256 hashes, that rotate on every use within a sign-in "family" whose absolute
-// lifetime is REFRESH_TOKEN_DAYS; presenting an already rotated token revokes the whole family.
+// Access tokens are signed JWTs (HS256) that live ACCESS_TOKEN_SECONDS and name their sign-in. Refresh
+// tokens are 256 random bits, stored only as SHA-256 hashes, that rotate on every use within a sign-in
+// (table sign_ins) whose absolute lifetime is REFRESH_TOKEN_DAYS; presenting an already rotated token
+// revokes the sign-in. An access token is accepted only while its sign-in is live (not revoked, not
+// expired, its user not deleted), as read from the database at most signInCheckMs earlier.
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { and, eq, gt, isNull, lt } from 'drizzle-orm'
+import { and, eq, isNull, lt } from 'drizzle-orm'
 import { jwtVerify, SignJWT } from 'jose'
 import { LRUCache } from 'lru-cache'
 import type { Config } from '../config.ts'
 import type { Db } from '../db/client.ts'
-import { refreshTokens } from '../db/schema.ts'
+import { refreshTokens, signIns } from '../db/schema.ts'
 import { ApiError, messages } from '../errors.ts'
 
 export interface TokenPair {
@@ -38,6 +40,20 @@ const hashToken = (token: string) => createHash('sha256').update(token).digest('
 /** Access tokens already verified, so a busy screen's requests (a 304 costs ~3 ms in all) skip the HMAC. */
 const verifiedTokensKept = 1000
 
+/**
+ * How long an instance may trust what it last read of a sign-in's state. A sign-in ended by this
+ * instance (logout, reuse detection) is refused here at once; one ended by another instance, or whose
+ * user an admin deleted, is refused here at most this long after.
+ */
+export const signInCheckMs = 5_000
+
+/** Sign-ins whose state is kept in memory; one not kept is simply read again. */
+const signInStatesKept = 10_000
+
+type RotateOutcome =
+  | { userId: number; familyId: string; refresh: string }
+  | { error: string; revoked?: string }
+
 export function createTokens(db: Db, secret: string, now: () => Date, limits: Config['limits']) {
   // Imported once: jose would otherwise import raw key bytes into a CryptoKey on every call.
   const key = crypto.subtle.importKey(
@@ -49,6 +65,12 @@ export function createTokens(db: Db, secret: string, now: () => Date, limits: Co
   )
   /** Claims of tokens whose signature checked out, with their expiry (seconds), which is still checked on every use. */
   const verified = new LRUCache<string, AccessClaims & { expiresAt: number }>({ max: verifiedTokensKept })
+  /**
+   * What was last read of each sign-in (times on the injected clock): live, trusted until
+   * `checkedAt + signInCheckMs`, or ended, for good (an ended sign-in never comes back).
+   */
+  const signInStates = new LRUCache<string, { live: boolean; checkedAt: number }>({ max: signInStatesKept })
+  const ended = (familyId: string) => signInStates.set(familyId, { live: false, checkedAt: now().getTime() })
 
   async function access(userId: number, familyId: string): Promise<string> {
     const issuedAt = Math.floor(now().getTime() / 1000)
@@ -60,67 +82,100 @@ export function createTokens(db: Db, secret: string, now: () => Date, limits: Co
       .sign(await key)
   }
 
-  async function pair(userId: number, familyId: string, expiresAt: Date): Promise<TokenPair> {
-    const refresh = randomBytes(32).toString('base64url')
-    await db.insert(refreshTokens).values({ tokenHash: hashToken(refresh), familyId, userId, expiresAt })
-    return { access: await access(userId, familyId), refresh }
+  async function claimsOf(token: string, at: Date): Promise<AccessClaims> {
+    const known = verified.get(token)
+    // jose's rule: a token is expired from the second its exp names.
+    if (known && Math.floor(at.getTime() / 1000) < known.expiresAt)
+      return { userId: known.userId, familyId: known.familyId }
+    try {
+      const { payload } = await jwtVerify(token, await key, { algorithms: ['HS256'], currentDate: at })
+      const userId = Number(payload.sub)
+      if (!Number.isInteger(userId) || typeof payload.sid !== 'string' || typeof payload.exp !== 'number')
+        throw new Error('claims')
+      verified.set(token, { userId, familyId: payload.sid, expiresAt: payload.exp })
+      return { userId, familyId: payload.sid }
+    } catch {
+      verified.delete(token)
+      throw new ApiError(401, messages.sessionExpired)
+    }
+  }
+
+  /** Whether a sign-in is live: from memory when read less than signInCheckMs ago, else one primary-key read. */
+  async function signInLive(familyId: string, at: Date): Promise<boolean> {
+    const state = signInStates.get(familyId)
+    if (state && (!state.live || at.getTime() - state.checkedAt < signInCheckMs)) return state.live
+    const [row] = await db
+      .select({ expiresAt: signIns.expiresAt, revokedAt: signIns.revokedAt })
+      .from(signIns)
+      .where(eq(signIns.id, familyId))
+    const live = Boolean(row && !row.revokedAt && row.expiresAt > at)
+    // A revocation by this instance while the row was being read wins over what the read saw.
+    if (signInStates.get(familyId)?.live !== false)
+      signInStates.set(familyId, { live, checkedAt: at.getTime() })
+    return live
   }
 
   return {
-    /** A new sign-in: a new family and its first pair of tokens. */
+    /** A new sign-in and its first pair of tokens. */
     async start(userId: number): Promise<TokenPair> {
       const at = now()
-      await db.delete(refreshTokens).where(lt(refreshTokens.expiresAt, at))
-      return pair(userId, randomUUID(), new Date(at.getTime() + limits.refreshTokenDays * 86_400_000))
+      const familyId = randomUUID()
+      const refresh = randomBytes(32).toString('base64url')
+      await db.transaction(async (tx) => {
+        // Expired sign-ins go, and their refresh tokens with them (on delete cascade).
+        await tx.delete(signIns).where(lt(signIns.expiresAt, at))
+        const expiresAt = new Date(at.getTime() + limits.refreshTokenDays * 86_400_000)
+        await tx.insert(signIns).values({ id: familyId, userId, expiresAt })
+        await tx.insert(refreshTokens).values({ tokenHash: hashToken(refresh), familyId })
+      })
+      return { access: await access(userId, familyId), refresh }
     },
 
     async verifyAccess(token: string): Promise<AccessClaims> {
       const at = now()
-      const known = verified.get(token)
-      // jose's rule: a token is expired from the second its exp names.
-      if (known && Math.floor(at.getTime() / 1000) < known.expiresAt)
-        return { userId: known.userId, familyId: known.familyId }
-      try {
-        const { payload } = await jwtVerify(token, await key, { algorithms: ['HS256'], currentDate: at })
-        const userId = Number(payload.sub)
-        if (!Number.isInteger(userId) || typeof payload.sid !== 'string' || typeof payload.exp !== 'number')
-          throw new Error('claims')
-        verified.set(token, { userId, familyId: payload.sid, expiresAt: payload.exp })
-        return { userId, familyId: payload.sid }
-      } catch {
-        verified.delete(token)
-        throw new ApiError(401, messages.sessionExpired)
-      }
+      const claims = await claimsOf(token, at)
+      if (!(await signInLive(claims.familyId, at))) throw new ApiError(401, messages.sessionExpired)
+      return claims
     },
 
-    /** Trades a refresh token for a new pair; the old one is spent. */
+    /**
+     * Trades a refresh token for a new pair; the old one is spent. One transaction that locks the
+     * sign-in row decides: of two concurrent uses of one token one wins, and the other, finding the
+     * token spent once the lock is its own, revokes the sign-in, the winner's new token with it.
+     */
     async rotate(refresh: string): Promise<TokenPair> {
       const at = now()
       const tokenHash = hashToken(refresh)
-      // One conditional update decides, so two concurrent uses of one token cannot both succeed.
-      const [spent] = await db
-        .update(refreshTokens)
-        .set({ rotatedAt: at })
-        .where(
-          and(
-            eq(refreshTokens.tokenHash, tokenHash),
-            isNull(refreshTokens.rotatedAt),
-            isNull(refreshTokens.revokedAt),
-            gt(refreshTokens.expiresAt, at),
-          ),
-        )
-        .returning()
-      if (spent) return pair(spent.userId, spent.familyId, spent.expiresAt)
-
-      const [known] = await db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, tokenHash))
-      if (known?.rotatedAt && !known.revokedAt) {
-        // A spent token came back: it was stolen, or the thief already used it. End the sign-in.
-        await db
-          .update(refreshTokens)
-          .set({ revokedAt: at })
-          .where(eq(refreshTokens.familyId, known.familyId))
+      const outcome = await db.transaction(async (tx): Promise<RotateOutcome> => {
+        const [token] = await tx
+          .select({ familyId: refreshTokens.familyId })
+          .from(refreshTokens)
+          .where(eq(refreshTokens.tokenHash, tokenHash))
+        if (!token) return { error: messages.token }
+        const [signIn] = await tx.select().from(signIns).where(eq(signIns.id, token.familyId)).for('update')
+        if (!signIn || signIn.revokedAt) return { error: messages.token }
+        if (signIn.expiresAt <= at) return { error: messages.sessionExpired }
+        // Read again under the lock: a concurrent rotation of this token has committed by now.
+        const [current] = await tx
+          .select({ rotatedAt: refreshTokens.rotatedAt })
+          .from(refreshTokens)
+          .where(eq(refreshTokens.tokenHash, tokenHash))
+        if (!current) return { error: messages.token }
+        if (current.rotatedAt) {
+          // A spent token came back: it was stolen, or the thief already used it. End the sign-in.
+          await tx.update(signIns).set({ revokedAt: at }).where(eq(signIns.id, signIn.id))
+          return { error: messages.token, revoked: signIn.id }
+        }
+        await tx.update(refreshTokens).set({ rotatedAt: at }).where(eq(refreshTokens.tokenHash, tokenHash))
+        const next = randomBytes(32).toString('base64url')
+        await tx.insert(refreshTokens).values({ tokenHash: hashToken(next), familyId: signIn.id })
+        return { userId: signIn.userId, familyId: signIn.id, refresh: next }
+      })
+      if ('error' in outcome) {
+        if (outcome.revoked) ended(outcome.revoked)
+        throw new ApiError(401, outcome.error)
       }
-      throw new ApiError(401, known && known.expiresAt <= at ? messages.sessionExpired : messages.token)
+      return { access: await access(outcome.userId, outcome.familyId), refresh: outcome.refresh }
     },
 
     /** Ends the sign-in that a refresh token belongs to; unknown tokens are ignored. */
@@ -129,12 +184,13 @@ export function createTokens(db: Db, secret: string, now: () => Date, limits: Co
         .select({ familyId: refreshTokens.familyId })
         .from(refreshTokens)
         .where(eq(refreshTokens.tokenHash, hashToken(refresh)))
-      if (known) {
-        await db
-          .update(refreshTokens)
-          .set({ revokedAt: now() })
-          .where(and(eq(refreshTokens.familyId, known.familyId), isNull(refreshTokens.revokedAt)))
-      }
+      if (!known) return
+      // The update waits for a rotation that holds the row's lock, so a pair it issued ends too.
+      await db
+        .update(signIns)
+        .set({ revokedAt: now() })
+        .where(and(eq(signIns.id, known.familyId), isNull(signIns.revokedAt)))
+      ended(known.familyId)
     },
   }
 }

@@ -21,10 +21,10 @@ export const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'Send a sign-in code by SMS to a registered number (same answer for any number)',
         body: PhoneRequest,
-        response: { 200: PhoneAnswer, 400: ErrorBody, 429: ErrorBody, 502: ErrorBody },
+        response: { 200: PhoneAnswer, 400: ErrorBody, 429: ErrorBody },
       },
     },
-    (request) => app.otp.requestCode(request.body.phone, request.ip, request.log),
+    (request) => app.otp.requestCode(request.body.phone, request.ip),
   )
 
   app.post(
@@ -37,7 +37,7 @@ export const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const userId = await app.otp.signIn(request.body.phone, request.body.code)
+      const userId = await app.otp.signIn(request.body.phone, request.body.code, request.ip)
       return { token: await app.tokens.start(userId) }
     },
   )

@@ -19,7 +19,11 @@ export default async function globalSetup() {
     dataDir,
     webDir,
     // The tests sign in many times from one address; the limits themselves are tested on the server.
-    env: { CODE_REQUESTS_PER_PHONE_PER_HOUR: '1000', CODE_REQUESTS_PER_IP_PER_HOUR: '1000' },
+    env: {
+      CODE_REQUESTS_PER_PHONE_PER_HOUR: '1000',
+      CODE_REQUESTS_PER_IP_PER_HOUR: '1000',
+      SIGN_ATTEMPTS_PER_IP_PER_HOUR: '1000',
+    },
   })
   process.env.E2E_BASE_URL = server.url
   process.env.E2E_SERVER_LOG = server.logFile

@@ -24,8 +24,8 @@ function sharedApp(env: Record<string, string> = {}) {
 
 const requestCode = (phone: string, remoteAddress = '203.0.113.7') =>
   app.inject({ method: 'PUT', url: '/api/v0/user/phone', payload: { phone }, remoteAddress })
-const sign = (phone: string, code: string) =>
-  app.inject({ method: 'POST', url: '/api/v0/user/sign', payload: { phone, code } })
+const sign = (phone: string, code: string, remoteAddress = '203.0.113.7') =>
+  app.inject({ method: 'POST', url: '/api/v0/user/sign', payload: { phone, code }, remoteAddress })
 /** A 4-digit code that is surely not the one sent. */
 const wrong = (code: string) => String((Number(code) + 1) % 10_000).padStart(4, '0')
 
@@ -150,8 +150,8 @@ describe('signing in', () => {
 })
 
 describe('locking a phone after repeated failures', () => {
-  // Many codes are requested here; the request limits have tests of their own.
-  sharedApp({ CODE_REQUESTS_PER_PHONE_PER_HOUR: '100' })
+  // Many codes are requested and tried here; the request and attempt limits have tests of their own.
+  sharedApp({ CODE_REQUESTS_PER_PHONE_PER_HOUR: '100', SIGN_ATTEMPTS_PER_IP_PER_HOUR: '1000' })
 
   /** Fails `count` sign-ins, requesting a new code whenever the current one has used its 5 tries. */
   async function fail(count: number) {

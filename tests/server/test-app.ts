@@ -10,6 +10,7 @@ import { afterAll, beforeAll, beforeEach, inject } from 'vitest'
 import { buildApp } from '../../server/app.ts'
 import { readConfig } from '../../server/config.ts'
 import { type Database, openDatabase } from '../../server/db/client.ts'
+import type { SmsRetry } from '../../server/plugins/sms.ts'
 
 async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const adminUrl = process.env.DATABASE_URL
@@ -38,6 +39,7 @@ export async function openTestDatabase(): Promise<Database> {
   }
   const created = await createPostgresDatabase()
   const database = await openDatabase({ databaseUrl: created.url })
+  postgresUrls.set(database.db, created.url)
   return {
     ...database,
     close: async () => {
@@ -85,7 +87,7 @@ export function capturedSms() {
 /** Empties every table, so tests in one file can share an app (starting a database takes a second). */
 export async function resetDatabase(app: { db: Database['db'] }) {
   await app.db.execute(
-    sql`truncate users, stores, memberships, usages, usage_years, login_codes, phone_locks, rate_events, refresh_tokens restart identity cascade`,
+    sql`truncate users, stores, memberships, usages, usage_years, login_codes, phone_locks, rate_events, sign_ins, refresh_tokens restart identity cascade`,
   )
 }
 
@@ -94,11 +96,36 @@ export interface TestAppOptions {
   logStream?: { write(line: string): void }
   clock?: ReturnType<typeof testClock>
   sms?: ReturnType<typeof capturedSms>
+  smsRetry?: SmsRetry
+  /**
+   * Run as a second instance on another test app's database: on PostgreSQL through a pool of its
+   * own, on PGlite (one process's database) on the same one. Closing this app leaves it in place.
+   */
+  sameDatabaseAs?: { db: Database['db'] }
+}
+
+/** The PostgreSQL address of each test database, so a second instance can open its own pool. */
+const postgresUrls = new WeakMap<Database['db'], string>()
+const databases = new WeakMap<Database['db'], Database>()
+
+async function secondInstanceDatabase(of: { db: Database['db'] }): Promise<Database> {
+  const url = postgresUrls.get(of.db)
+  if (url) return openDatabase({ databaseUrl: url })
+  const database = databases.get(of.db)
+  if (!database) throw new Error('not a test app database')
+  return { ...database, close: async () => {} }
 }
 
 export type TestApp = Awaited<ReturnType<typeof createTestApp>>
 
-export async function createTestApp({ env = {}, logStream, clock, sms }: TestAppOptions = {}) {
+export async function createTestApp({
+  env = {},
+  logStream,
+  clock,
+  smsRetry,
+  sms,
+  sameDatabaseAs,
+}: TestAppOptions = {}) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'laundry-test-'))
   const config = readConfig({
     DATA_DIR: dataDir,
@@ -107,8 +134,9 @@ export async function createTestApp({ env = {}, logStream, clock, sms }: TestApp
     JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
     ...env,
   })
-  const database = await openTestDatabase()
-  const app = await buildApp({ config, database, logStream, now: clock?.now, sms })
+  const database = sameDatabaseAs ? await secondInstanceDatabase(sameDatabaseAs) : await openTestDatabase()
+  databases.set(database.db, database)
+  const app = await buildApp({ config, database, logStream, now: clock?.now, sms, smsRetry })
   app.addHook('onClose', () => rmSync(dataDir, { recursive: true, force: true }))
   return app
 }
