@@ -33,7 +33,15 @@ export function fakeServer(handlers: Record<string, Handler>) {
     calls.push(call)
     const handler = handlers[`${call.method} ${call.path}`]
     if (!handler) return json(404, { message: '요청한 주소를 찾을 수 없습니다.' })
-    return handler(call)
+    // As a browser does: an aborted request rejects at once, whatever its answer would have been.
+    const { signal } = init
+    if (!signal) return handler(call)
+    return new Promise<Response>((resolve, reject) => {
+      const abort = () => reject(new DOMException('The operation was aborted.', 'AbortError'))
+      if (signal.aborted) return abort()
+      signal.addEventListener('abort', abort, { once: true })
+      Promise.resolve(handler(call)).then(resolve, reject)
+    })
   })
   vi.stubGlobal('fetch', fetch)
   return { calls, fetch, count: (key: string) => calls.filter((c) => `${c.method} ${c.path}` === key).length }

@@ -7,6 +7,7 @@ afterEach(() => {
   cleanup()
   for (const name of Object.keys(Cookies.get())) Cookies.remove(name, { path: '/' })
   localStorage.clear()
+  sessionStorage.clear()
   vi.restoreAllMocks()
   vi.unstubAllGlobals()
   vi.useRealTimers()
