@@ -7,6 +7,7 @@ export interface Call {
   path: string
   search: URLSearchParams
   authorization: string | null
+  ifNoneMatch: string | null
   body: unknown
 }
 
@@ -28,6 +29,7 @@ export function fakeServer(handlers: Record<string, Handler>) {
       path: url.pathname,
       search: url.searchParams,
       authorization: headers.get('authorization'),
+      ifNoneMatch: headers.get('if-none-match'),
       body: typeof init.body === 'string' ? JSON.parse(init.body) : undefined,
     }
     calls.push(call)

@@ -7,8 +7,9 @@ afterEach(() => {
   cleanup()
   for (const name of Object.keys(Cookies.get())) Cookies.remove(name, { path: '/' })
   localStorage.clear()
-  sessionStorage.clear()
   vi.restoreAllMocks()
   vi.unstubAllGlobals()
+  // The reload guard's memory (after the globals are restored: a test may replace session storage).
+  sessionStorage.clear()
   vi.useRealTimers()
 })
