@@ -146,7 +146,7 @@ export default defineConfig(({ mode }) => ({
               test: (id: string) =>
                 /node_modules[\\/](react|react-dom|scheduler|preact|@tanstack[\\/](react-router|router-core|history|store|react-store)|use-sync-external-store|zustand|js-cookie|cookie-es|seroval)[\\/]/.test(
                   id,
-                ) || /src[\\/](lib[\\/](api|session|tokens|page)|config)\.ts/.test(id),
+                ) || /src[\\/](lib[\\/](api|session|tokens|page|problem)|config)\.ts/.test(id),
             },
           ],
         },

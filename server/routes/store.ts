@@ -43,8 +43,10 @@ export const storeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (version === undefined) throw new ApiError(403, messages.forbidden)
       const answer = await app.usageAnswers.get(id, year, version)
 
+      // no-store: the browser's HTTP cache must not keep the records, where any script of the origin
+      // could read them after a logout. The app keeps the ETag with its own buckets and revalidates.
       reply
-        .header('cache-control', 'private, no-cache')
+        .header('cache-control', 'no-store')
         .header('etag', answer.etag)
         .header('vary', 'accept-encoding')
         .type('application/json; charset=utf-8')

@@ -62,6 +62,14 @@ export const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: RefreshQuery,
         response: { 204: Type.Null(), 400: ErrorBody },
       },
+      // Every answer, an error too, tells the browser to drop its HTTP cache of this origin (where it
+      // honours the header: secure origins, localhost included). Not "storage": that would also
+      // unregister the service worker and its app shell, which the app needs to open offline; the app
+      // wipes its own storage on logout.
+      onSend: async (_request, reply, payload) => {
+        reply.header('clear-site-data', '"cache"')
+        return payload
+      },
     },
     async (request, reply) => {
       await app.tokens.revoke(request.query.token)

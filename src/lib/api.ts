@@ -1,10 +1,19 @@
 // The one fetch wrapper. Every call carries the stored access token as a bearer header; a 401 is met
 // with one refresh of the tokens and one retry of the request. Concurrent 401s share one refresh, and
-// tabs take turns (Web Locks), so a refresh token is never spent twice.
+// tabs take turns (Web Locks), so a refresh token is never spent twice. A signed-in request belongs
+// to the session it started in (tokens.ts): when that session ends on this device, the request is
+// aborted, and an answer that still arrives is dropped (StaleSessionError), never taken in.
 import type { ErrorBody, SignAnswer } from '../../contract/api.ts'
 import { apiUrl } from '../config.ts'
-import { page } from './page.ts'
-import { getAccessToken, getRefreshToken, setTokens } from './tokens.ts'
+import { reloadFor } from './page.ts'
+import {
+  getAccessToken,
+  getRefreshToken,
+  isCurrentGeneration,
+  sessionGeneration,
+  sessionSignal,
+  setTokens,
+} from './tokens.ts'
 
 export const refreshFailedMessage = 'Failed to obtain new access token.'
 export const offlineMessage = '인터넷에 연결되어 있지 않습니다. 연결을 확인한 뒤 다시 시도해 주세요.'
@@ -36,11 +45,31 @@ export class SessionEndedError extends Error {
   }
 }
 
+/** The session a request belonged to ended on this device while it ran: its answer is dropped. */
+export class StaleSessionError extends Error {
+  constructor() {
+    super('로그아웃되어 요청을 멈췄습니다.')
+    this.name = 'StaleSessionError'
+  }
+}
+
+export const emptyAnswerMessage = '서버가 빈 응답을 보냈습니다. 잠시 후 다시 시도해 주세요.'
+
+/** The server keeps answering nothing where an answer is due, and the page was already reloaded for it. */
+export class EmptyAnswerError extends Error {
+  constructor() {
+    super(emptyAnswerMessage)
+    this.name = 'EmptyAnswerError'
+  }
+}
+
 let sessionEnded: () => void = () => {}
 /** Who to tell when a request finds the sign-in gone; called once per such request. */
 export function onSessionEnded(handler: () => void) {
   sessionEnded = handler
 }
+/** Tells the handler that the sign-in is gone (it forgets it and shows the login screen). */
+export const endSessionHere = () => sessionEnded()
 
 export interface ApiRequest {
   method?: 'GET' | 'PUT' | 'POST' | 'DELETE'
@@ -49,21 +78,46 @@ export interface ApiRequest {
   auth?: boolean
   signal?: AbortSignal
   keepalive?: boolean
+  /** An ETag of the answer the caller keeps: sent as If-None-Match, and a 304 answer is a success. */
+  ifNoneMatch?: string
 }
 
-async function send(path: string, init: ApiRequest, access: string | undefined): Promise<Response> {
+/** Both signals in one: aborted when either is. */
+function eitherSignal(first: AbortSignal | undefined, second: AbortSignal): AbortSignal {
+  if (!first) return second
+  if (typeof AbortSignal.any === 'function') return AbortSignal.any([first, second])
+  const both = new AbortController()
+  const abort = () => both.abort()
+  if (first.aborted || second.aborted) abort()
+  first.addEventListener('abort', abort, { once: true })
+  second.addEventListener('abort', abort, { once: true })
+  return both.signal
+}
+
+/**
+ * One fetch. `session` is the signal of the session the request belongs to (signed-in calls and the
+ * token exchange); public calls, such as the logout call itself, belong to none and are not aborted.
+ */
+async function send(
+  path: string,
+  init: ApiRequest,
+  access: string | undefined,
+  session?: AbortSignal,
+): Promise<Response> {
   const headers: Record<string, string> = {}
   if (init.body !== undefined) headers['content-type'] = 'application/json'
   if (access) headers.authorization = `Bearer ${access}`
+  if (init.ifNoneMatch) headers['if-none-match'] = init.ifNoneMatch
   try {
     return await fetch(apiUrl(path), {
       method: init.method ?? 'GET',
       headers,
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
-      signal: init.signal,
+      signal: session ? eitherSignal(init.signal, session) : init.signal,
       keepalive: init.keepalive,
     })
   } catch (error) {
+    if (session?.aborted) throw new StaleSessionError()
     if (init.signal?.aborted) throw error
     throw new OfflineError()
   }
@@ -80,14 +134,24 @@ async function errorOf(response: Response): Promise<ApiError> {
   return new ApiError(response.status, message)
 }
 
-let pendingRefresh: Promise<string> | null = null
+let pendingRefresh: { generation: number; token: Promise<string> } | null = null
 
-/** Resolves to a fresh access token; every caller during one refresh gets the same one. */
+/**
+ * Resolves to a fresh access token; every caller of one session during one refresh gets the same one.
+ * A refresh of a session that has ended is never shared with the next one.
+ */
 export function refreshAccessToken(stale: string | undefined): Promise<string> {
-  pendingRefresh ??= oneTabAtATime(() => exchange(stale)).finally(() => {
-    pendingRefresh = null
-  })
-  return pendingRefresh
+  const generation = sessionGeneration()
+  if (pendingRefresh?.generation !== generation) {
+    const pending = {
+      generation,
+      token: oneTabAtATime(() => exchange(stale, generation)).finally(() => {
+        if (pendingRefresh === pending) pendingRefresh = null
+      }),
+    }
+    pendingRefresh = pending
+  }
+  return pendingRefresh.token
 }
 
 function oneTabAtATime<T>(task: () => Promise<T>): Promise<T> {
@@ -96,21 +160,30 @@ function oneTabAtATime<T>(task: () => Promise<T>): Promise<T> {
     : task()
 }
 
-async function exchange(stale: string | undefined): Promise<string> {
+async function exchange(stale: string | undefined, generation: number): Promise<string> {
+  // The session may have ended while this tab waited for its turn.
+  if (!isCurrentGeneration(generation)) throw new StaleSessionError()
   // Another tab may have refreshed while this one waited for its turn.
   const current = getAccessToken()
   if (current && current !== stale) return current
   const refresh = getRefreshToken()
   if (!refresh) throw new SessionEndedError()
-  const response = await send(`/api/v0/user/sign?token=${encodeURIComponent(refresh)}`, {}, undefined)
+  const response = await send(
+    `/api/v0/user/sign?token=${encodeURIComponent(refresh)}`,
+    {},
+    undefined,
+    sessionSignal(),
+  )
+  if (!isCurrentGeneration(generation)) throw new StaleSessionError()
   if (response.status === 400 || response.status === 401 || response.status === 403)
     throw new SessionEndedError()
   if (!response.ok) throw await errorOf(response)
   const text = await response.text()
+  if (!isCurrentGeneration(generation)) throw new StaleSessionError()
   if (!text.trim()) {
-    // SPEC.md 4: when the exchange returns nothing, the page reloads.
-    page.reload()
-    throw new Error(refreshFailedMessage)
+    // SPEC.md 4: when the exchange returns nothing, the page reloads; once a minute at most.
+    if (reloadFor('token-exchange-empty')) throw new Error(refreshFailedMessage)
+    throw new EmptyAnswerError()
   }
   let token: Partial<SignAnswer['token']> | undefined
   try {
@@ -119,37 +192,59 @@ async function exchange(stale: string | undefined): Promise<string> {
     token = undefined
   }
   if (!token?.access || !token.refresh) throw new SessionEndedError()
-  setTokens({ access: token.access, refresh: token.refresh })
+  // A logout in another tab removed the cookies while the exchange ran: writing the new pair would
+  // sign this device in again behind that logout's back.
+  if (getRefreshToken() !== refresh) throw new SessionEndedError()
+  if (!setTokens({ access: token.access, refresh: token.refresh }, generation)) throw new StaleSessionError()
   return token.access
 }
 
-/** Sends a request; resolves to a successful response, or rejects with ApiError, OfflineError or SessionEndedError. */
+/**
+ * Sends a request; resolves to a successful response (or a 304 to `ifNoneMatch`), or rejects with
+ * ApiError, OfflineError, SessionEndedError, EmptyAnswerError, or StaleSessionError when the session
+ * the signed-in request started in ended on this device before its answer was in.
+ */
 export async function request(path: string, init: ApiRequest = {}): Promise<Response> {
   const authorized = init.auth !== false
+  const generation = sessionGeneration()
+  const session = authorized ? sessionSignal() : undefined
+  /** Nothing of an ended session's answer goes further. */
+  const stillCurrent = () => {
+    if (authorized && !isCurrentGeneration(generation)) throw new StaleSessionError()
+  }
   const access = authorized ? getAccessToken() : undefined
-  let response = await send(path, init, access)
+  let response = await send(path, init, access, session)
+  stillCurrent()
   if (response.status === 401 && authorized) {
     let fresh: string
     try {
       fresh = await refreshAccessToken(access)
+      stillCurrent()
     } catch (error) {
+      if (error instanceof StaleSessionError || !isCurrentGeneration(generation)) {
+        throw new StaleSessionError()
+      }
       console.error(error)
       if (error instanceof SessionEndedError) sessionEnded()
       throw error
     }
-    response = await send(path, init, fresh)
+    response = await send(path, init, fresh, session)
+    stillCurrent()
     // Retried once; a new token that is refused too means the sign-in is gone.
     if (response.status === 401) {
       sessionEnded()
       throw new SessionEndedError()
     }
   }
+  if (response.status === 304 && init.ifNoneMatch) return response
   if (!response.ok) throw await errorOf(response)
   return response
 }
 
 /** The JSON answer of a request, or undefined when the answer is empty. */
 export async function requestJson<T>(path: string, init: ApiRequest = {}): Promise<T | undefined> {
+  const generation = sessionGeneration()
   const text = await (await request(path, init)).text()
+  if (init.auth !== false && !isCurrentGeneration(generation)) throw new StaleSessionError()
   return text.trim() ? (JSON.parse(text) as T) : undefined
 }

@@ -4,7 +4,7 @@
 import { createAsyncStoragePersister } from '@tanstack/query-async-storage-persister'
 import { onlineManager, QueryClient } from '@tanstack/react-query'
 import { persistQueryClient, removeOldestQuery } from '@tanstack/react-query-persist-client'
-import { ApiError, OfflineError, SessionEndedError } from './api.ts'
+import { ApiError, EmptyAnswerError, OfflineError, SessionEndedError, StaleSessionError } from './api.ts'
 
 const day = 24 * 60 * 60 * 1000
 /** How long figures stay available offline after they were last fetched. */
@@ -12,13 +12,16 @@ const keptFor = 30 * day
 
 /**
  * No answer at all is retried until there is one (the device may say it is online while it is not);
- * a refused request (4xx) or an ended session will not get better by asking again.
+ * a refused request (4xx), an ended session, or a server that keeps answering nothing will not get
+ * better by asking again.
  */
 function worthRetrying(failures: number, error: Error) {
+  if (error instanceof StaleSessionError) return false
   if (error instanceof OfflineError) return true
   return (
     failures < 2 &&
     !(error instanceof SessionEndedError) &&
+    !(error instanceof EmptyAnswerError) &&
     !(error instanceof ApiError && error.status < 500)
   )
 }
@@ -61,7 +64,8 @@ export const restored: Promise<void> = persistQueryClient({
   queryClient,
   persister,
   maxAge: keptFor,
-  buster: __APP_VERSION__,
+  // The second part names the shape of the kept data ({ buckets, etag }); a copy of another shape is dropped.
+  buster: `${__APP_VERSION__}+usage-2`,
   dehydrateOptions: {
     shouldDehydrateQuery: (query) => query.queryKey[0] === 'usage' && query.state.status === 'success',
   },

@@ -4,9 +4,19 @@
 import { create } from 'zustand'
 import { persist } from 'zustand/middleware'
 import type { ProfileAnswer, Store, User } from '../../contract/api.ts'
-import { ApiError, OfflineError, requestJson, SessionEndedError } from './api.ts'
-import { page } from './page.ts'
-import { getRefreshToken, removeTokens } from './tokens.ts'
+import {
+  ApiError,
+  EmptyAnswerError,
+  emptyAnswerMessage,
+  endSessionHere,
+  OfflineError,
+  requestJson,
+  SessionEndedError,
+  StaleSessionError,
+} from './api.ts'
+import { reloadFor } from './page.ts'
+import { clearProblem, showProblem } from './problem.ts'
+import { getRefreshToken, isSessionCurrent, removeTokens, sessionGeneration } from './tokens.ts'
 
 interface UserState {
   user: User | null
@@ -52,14 +62,21 @@ export const isLoggedIn = () => useUserStore.getState().isLoggedIn
 
 /**
  * Takes in a fetched profile. At sign-in the first store is selected (SPEC.md 4); when the session is
- * refreshed the owner's selection is kept if the store is still theirs (DECISIONS.md).
+ * refreshed the owner's selection is kept if the store is still theirs (DECISIONS.md). A profile
+ * fetched for a session that has ended since (`startedIn` is the generation its fetch started in) is
+ * dropped: false, and nothing written.
  */
-export function applyProfile(profile: ProfileAnswer, { keepSelection }: { keepSelection: boolean }) {
+export function applyProfile(
+  profile: ProfileAnswer,
+  { keepSelection, startedIn }: { keepSelection: boolean; startedIn: number },
+): boolean {
+  if (!isSessionCurrent(startedIn)) return false
   const selected = useStoreStore.getState().store
   const kept = keepSelection ? profile.stores.find((store) => store.id === selected?.id) : undefined
   useUserStore.getState().setUser(profile.user)
   useStoreStore.setState({ stores: profile.stores, store: kept ?? profile.stores[0] ?? null })
   useUserStore.getState().setLoggedIn(true)
+  return true
 }
 
 export const fetchProfile = () => requestJson<ProfileAnswer>('/api/v0/user')
@@ -77,6 +94,9 @@ async function clearRuntimeCaches() {
  * Forgets everything user-specific on this device: tokens, the two persisted stores, the figures kept
  * for offline use and the cached pictures. A shared store-front device must not show the previous
  * user's sales. Nothing here needs the network, so it works offline too.
+ *
+ * The session ends first and at once (before anything is awaited): every request still running for
+ * it is aborted, and no answer that still arrives writes tokens, the user, the stores or figures.
  */
 export async function clearDevice() {
   removeTokens()
@@ -84,9 +104,12 @@ export async function clearDevice() {
   useStoreStore.setState({ store: null, stores: [] })
   useUserStore.persist.clearStorage()
   useStoreStore.persist.clearStorage()
+  clearProblem()
   // Loaded lazily: the login screen, which can end a session too, does not carry the query client.
   const { queryClient, persister, restored } = await import('./query-client.ts')
   await restored
+  // Fetches still running are cancelled first, so none of them settles into the emptied cache.
+  await queryClient.cancelQueries()
   queryClient.clear()
   await Promise.all([persister.removeClient(), clearRuntimeCaches()])
 }
@@ -97,24 +120,43 @@ export async function clearDevice() {
  * no stores, ends it.
  */
 export async function refreshSession(): Promise<void> {
+  const startedIn = sessionGeneration()
+  const retry = () => {
+    clearProblem()
+    void refreshSession()
+  }
+  /** The sign-in is gone: forget it, then reload into the login screen, or show it without a reload. */
+  const signedOut = async () => {
+    await clearDevice()
+    if (!reloadFor('signed-out')) endSessionHere()
+  }
   try {
     const profile = await fetchProfile()
+    if (!isSessionCurrent(startedIn)) return
     if (!profile) {
-      page.reload()
+      // SPEC.md 4: an empty profile reloads the page; a server that keeps doing it gets an error.
+      if (!reloadFor('profile-empty')) showProblem({ message: emptyAnswerMessage, retry })
       return
     }
     if (profile.stores.length === 0) {
-      await clearDevice()
-      page.reload()
+      await signedOut()
       return
     }
-    applyProfile(profile, { keepSelection: true })
+    if (applyProfile(profile, { keepSelection: true, startedIn })) clearProblem()
   } catch (error) {
-    if (error instanceof OfflineError || error instanceof SessionEndedError) return
+    if (
+      error instanceof OfflineError ||
+      error instanceof SessionEndedError ||
+      error instanceof StaleSessionError ||
+      !isSessionCurrent(startedIn)
+    ) {
+      return
+    }
     console.error(error)
-    if (error instanceof ApiError && error.status < 500) {
-      await clearDevice()
-      page.reload()
+    if (error instanceof EmptyAnswerError) {
+      showProblem({ message: error.message, retry })
+    } else if (error instanceof ApiError && error.status < 500) {
+      await signedOut()
     }
   }
 }

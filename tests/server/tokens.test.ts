@@ -136,6 +136,17 @@ describe('signing out', () => {
     })
     expect(response.statusCode).toBe(204)
   })
+
+  it('tells the browser to drop its HTTP cache of the origin (Clear-Site-Data: "cache"), a refused call too', async () => {
+    const { refresh: token } = await signIn(current.app, sms, owner)
+    const signedOut = await current.app.inject({ method: 'DELETE', url: `/api/v0/user/sign?token=${token}` })
+    expect(signedOut.statusCode).toBe(204)
+    expect(signedOut.headers['clear-site-data']).toBe('"cache"')
+    const refused = await current.app.inject({ method: 'DELETE', url: '/api/v0/user/sign' })
+    expect(refused.statusCode).toBe(400)
+    expect(refused.json().message).toMatch(/[가-힣]/)
+    expect(refused.headers['clear-site-data']).toBe('"cache"')
+  })
 })
 
 describe('what the server writes down', () => {

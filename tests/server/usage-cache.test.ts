@@ -30,12 +30,12 @@ async function usage(headers: Record<string, string> = {}, year = 2026) {
 }
 
 describe('the usage answer over the wire', () => {
-  it('carries a weak ETag, Cache-Control: private, no-cache and Vary: Accept-Encoding', async () => {
+  it('carries a weak ETag, Cache-Control: no-store (the browser never keeps the records) and Vary: Accept-Encoding', async () => {
     access = ''
     const response = await usage()
     expect(response.statusCode).toBe(200)
     expect(response.headers.etag).toMatch(/^W\/"[\w-]{22}"$/)
-    expect(response.headers['cache-control']).toBe('private, no-cache')
+    expect(response.headers['cache-control']).toBe('no-store')
     expect(response.headers.vary).toBe('accept-encoding')
     expect(response.json().usages).toHaveLength(500)
   })
@@ -47,6 +47,7 @@ describe('the usage answer over the wire', () => {
     expect(revalidated.statusCode).toBe(304)
     expect(revalidated.body).toBe('')
     expect(revalidated.headers.etag).toBe(headers.etag)
+    expect(revalidated.headers['cache-control']).toBe('no-store')
   })
 
   it('a new record of that year changes the ETag and the answer; one of another year does not', async () => {

@@ -7,6 +7,7 @@ export interface Call {
   path: string
   search: URLSearchParams
   authorization: string | null
+  ifNoneMatch: string | null
   body: unknown
 }
 
@@ -28,12 +29,21 @@ export function fakeServer(handlers: Record<string, Handler>) {
       path: url.pathname,
       search: url.searchParams,
       authorization: headers.get('authorization'),
+      ifNoneMatch: headers.get('if-none-match'),
       body: typeof init.body === 'string' ? JSON.parse(init.body) : undefined,
     }
     calls.push(call)
     const handler = handlers[`${call.method} ${call.path}`]
     if (!handler) return json(404, { message: '요청한 주소를 찾을 수 없습니다.' })
-    return handler(call)
+    // As a browser does: an aborted request rejects at once, whatever its answer would have been.
+    const { signal } = init
+    if (!signal) return handler(call)
+    return new Promise<Response>((resolve, reject) => {
+      const abort = () => reject(new DOMException('The operation was aborted.', 'AbortError'))
+      if (signal.aborted) return abort()
+      signal.addEventListener('abort', abort, { once: true })
+      Promise.resolve(handler(call)).then(resolve, reject)
+    })
   })
   vi.stubGlobal('fetch', fetch)
   return { calls, fetch, count: (key: string) => calls.filter((c) => `${c.method} ${c.path}` === key).length }

@@ -1,12 +1,16 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
-import { render, screen } from '@testing-library/react'
-import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { onlineManager, QueryClient, QueryClientProvider } from '@tanstack/react-query'
+import { act, fireEvent, render, screen } from '@testing-library/react'
+import Cookies from 'js-cookie'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { Period } from '../../src/features/sales/period.ts'
 import { SalesPage } from '../../src/features/sales/sales-page.tsx'
+import type { Usage } from '../../src/features/sales/usage-query.ts'
 import { useStoreStore } from '../../src/lib/session.ts'
+import { emptyBuckets } from '../../src/workers/buckets.ts'
 import { type Call, fakeServer, json } from './fake-server.ts'
 
 const store = { id: 1, name: '역삼점', images: [] }
+const other = { id: 2, name: '선릉점', images: [] }
 const usages = {
   2026: [
     { createdAt: '2026-03-01T09:15:00.000Z', amount: 4000 },
@@ -16,19 +20,25 @@ const usages = {
 } as Record<number, unknown[]>
 
 beforeEach(() => {
-  useStoreStore.setState({ store, stores: [store] })
+  // A signed-in device.
+  Cookies.set('accessToken', 'a1', { path: '/' })
+  Cookies.set('refreshToken', 'r1', { path: '/' })
+  useStoreStore.setState({ store, stores: [store, other] })
   vi.spyOn(console, 'error').mockImplementation(() => {})
 })
+afterEach(() => onlineManager.setOnline(true))
 
-function renderAt(period: Period) {
-  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } })
+function renderAt(
+  period: Period,
+  client = new QueryClient({ defaultOptions: { queries: { retry: false } } }),
+) {
   const view = (at: Period) => (
     <QueryClientProvider client={client}>
       <SalesPage period={at} onPeriodChange={() => {}} />
     </QueryClientProvider>
   )
   const rendered = render(view(period))
-  return { rerender: (at: Period) => rendered.rerender(view(at)) }
+  return { client, rerender: (at: Period) => rendered.rerender(view(at)) }
 }
 
 const usageServer = () =>
@@ -39,7 +49,15 @@ const usageServer = () =>
         ? json(500, { message: '서버에 문제가 생겼습니다.' })
         : json(200, { usages: usages[year] ?? [] })
     },
+    'GET /api/v0/store/2/usage': () => json(500, { message: '서버에 문제가 생겼습니다.' }),
   })
+
+/** No figure of the first store's 2026 (12,000원 for the year, 9,000원 for March) anywhere on screen. */
+function expectNoFiguresOfStore1() {
+  expect(screen.queryByText('12,000원')).not.toBeInTheDocument()
+  expect(screen.queryByText('9,000원')).not.toBeInTheDocument()
+  expect(document.body.textContent).not.toMatch(/12,000원|9,000원/)
+}
 
 describe('the sales screen', () => {
   it('shows the year and month totals in won, and a text table of every day of the month', async () => {
@@ -67,13 +85,90 @@ describe('the sales screen', () => {
     expect(server.count('GET /api/v0/store/1/usage')).toBe(2)
   })
 
-  it('a failed usage fetch is logged to the console only, and the figures stay as they were', async () => {
-    usageServer()
+  it('a failed refetch of the same store and year is logged, and the figures stay, with their time', async () => {
+    let failing = false
+    fakeServer({
+      'GET /api/v0/store/1/usage': () =>
+        failing ? json(500, { message: '서버에 문제가 생겼습니다.' }) : json(200, { usages: usages[2026] }),
+    })
+    const view = renderAt({ year: 2026, month: 3 })
+    await screen.findByText('12,000원')
+    failing = true
+    await act(() => view.client.refetchQueries().catch(() => {}))
+    await vi.waitFor(() => expect(console.error).toHaveBeenCalled())
+    expect(screen.getByTestId('year-total')).toHaveTextContent('12,000원')
+    expect(screen.getByText(/^새 매출을 불러오지 못했습니다 · .* 기준$/)).toBeInTheDocument()
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument()
+  })
+
+  it("another year that cannot be fetched shows an honest empty state with a retry, never the last year's figures", async () => {
+    const server = usageServer()
     const view = renderAt({ year: 2026, month: 3 })
     await screen.findByText('12,000원')
     view.rerender({ year: 2020, month: 3 })
-    await vi.waitFor(() => expect(console.error).toHaveBeenCalled())
-    expect(screen.getByTestId('year-total')).toHaveTextContent('12,000원')
-    expect(screen.queryByRole('alert')).not.toBeInTheDocument()
+    expect(
+      await screen.findByRole('heading', { name: '이 매장의 2020년 매출을 불러오지 못했습니다' }),
+    ).toBeInTheDocument()
+    expect(screen.queryByTestId('year-total')).not.toBeInTheDocument()
+    expectNoFiguresOfStore1()
+    fireEvent.click(screen.getByRole('button', { name: '다시 시도' }))
+    await vi.waitFor(() => expect(server.count('GET /api/v0/store/1/usage')).toBe(3))
+  })
+
+  it("while another store's figures load, a loading state: never the previous store's figures under its name", async () => {
+    let answer = (_response: Response) => {}
+    const answered = new Promise<Response>((resolve) => {
+      answer = resolve
+    })
+    fakeServer({
+      'GET /api/v0/store/1/usage': () => json(200, { usages: usages[2026] }),
+      'GET /api/v0/store/2/usage': () => answered,
+    })
+    renderAt({ year: 2026, month: 3 })
+    await screen.findByText('12,000원')
+    act(() => useStoreStore.setState({ store: other }))
+    expect(screen.getByText('매출을 불러오는 중…')).toBeInTheDocument()
+    expect(screen.queryByTestId('year-total')).not.toBeInTheDocument()
+    expectNoFiguresOfStore1()
+    answer(json(200, { usages: [{ createdAt: '2026-03-02T00:00:00.000Z', amount: 7000 }] }))
+    await vi.waitFor(() => expect(screen.getByTestId('year-total')).toHaveTextContent('7,000원'))
+  })
+
+  it("another store whose fetch fails: an empty state with a retry, never the previous store's figures", async () => {
+    usageServer()
+    renderAt({ year: 2026, month: 3 })
+    await screen.findByText('12,000원')
+    act(() => useStoreStore.setState({ store: other }))
+    expect(
+      await screen.findByRole('heading', { name: '이 매장의 2026년 매출을 불러오지 못했습니다' }),
+    ).toBeInTheDocument()
+    expectNoFiguresOfStore1()
+    expect(screen.getByRole('button', { name: '다시 시도' })).toBeInTheDocument()
+  })
+
+  it("another store whose fetch fails shows that store's kept figures, with their time", async () => {
+    usageServer()
+    const view = renderAt({ year: 2026, month: 3 })
+    await screen.findByText('12,000원')
+    const kept = emptyBuckets(2026)
+    kept.total = 55_000
+    kept.months[2] = 55_000
+    const keptAt = new Date(2026, 2, 5, 14, 30).getTime()
+    view.client.setQueryData<Usage>(['usage', 2, 2026], { buckets: kept, etag: null }, { updatedAt: keptAt })
+    act(() => useStoreStore.setState({ store: other }))
+    expect(screen.getByTestId('year-total')).toHaveTextContent('55,000원')
+    await vi.waitFor(() => expect(screen.getByText(/^새 매출을 불러오지 못했습니다 · 3월 5일 14:30 기준$/)))
+    expect(screen.getByTestId('year-total')).toHaveTextContent('55,000원')
+    expectNoFiguresOfStore1()
+  })
+
+  it("offline, another store with nothing kept is not available: never the previous store's figures", async () => {
+    usageServer()
+    renderAt({ year: 2026, month: 3 })
+    await screen.findByText('12,000원')
+    act(() => onlineManager.setOnline(false))
+    act(() => useStoreStore.setState({ store: other }))
+    expect(screen.getByRole('heading', { name: '오프라인에서는 볼 수 없는 기간입니다' })).toBeInTheDocument()
+    expectNoFiguresOfStore1()
   })
 })

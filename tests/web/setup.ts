@@ -9,5 +9,7 @@ afterEach(() => {
   localStorage.clear()
   vi.restoreAllMocks()
   vi.unstubAllGlobals()
+  // The reload guard's memory (after the globals are restored: a test may replace session storage).
+  sessionStorage.clear()
   vi.useRealTimers()
 })

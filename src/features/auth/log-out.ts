@@ -4,12 +4,16 @@ import { clearDevice } from '../../lib/session.ts'
 import { getRefreshToken } from '../../lib/tokens.ts'
 
 /**
- * SPEC.md 2: asks, tells, then forgets the session. The server is asked to end the sign-in too; that
- * may fail (offline, or a server without the call) without stopping the logout.
+ * SPEC.md 2: asks, tells, then forgets the session. The session ends on this device the moment the
+ * owner confirms, before the message is shown: every request still running for it is aborted and no
+ * answer of it is taken in afterwards. The server is asked to end the sign-in too (a public call that
+ * belongs to no session, so ending the session does not abort it); that may fail (offline, or a
+ * server without the call) without stopping the logout.
  */
 export async function logOut(): Promise<boolean> {
   if (!page.confirm('Do you want to log out?')) return false
   const refresh = getRefreshToken()
+  const cleared = clearDevice()
   if (refresh) {
     request(`/api/v0/user/sign?token=${encodeURIComponent(refresh)}`, {
       method: 'DELETE',
@@ -18,6 +22,6 @@ export async function logOut(): Promise<boolean> {
     }).catch(() => {})
   }
   page.alert('You have been logged out.')
-  await clearDevice()
+  await cleared
   return true
 }

@@ -1,9 +1,9 @@
 // The sign-in steps of SPEC.md 4, with the alerts and reloads of its error catalogue (section 8).
 import type { PhoneAnswer, ProfileAnswer, SignAnswer } from '../../../contract/api.ts'
-import { ApiError, OfflineError, requestJson } from '../../lib/api.ts'
-import { page } from '../../lib/page.ts'
+import { ApiError, EmptyAnswerError, emptyAnswerMessage, OfflineError, requestJson } from '../../lib/api.ts'
+import { page, reloadFor } from '../../lib/page.ts'
 import { applyProfile, clearDevice, fetchProfile, useUserStore } from '../../lib/session.ts'
-import { setTokens } from '../../lib/tokens.ts'
+import { sessionGeneration, setTokens } from '../../lib/tokens.ts'
 
 export const noPermission = 'You do not have permission'
 
@@ -13,15 +13,16 @@ export const isPhoneComplete = (phone: string) => /^[0-9]{10,11}$/.test(phoneDig
 export const isCodeComplete = (code: string) => /^[0-9]{4}$/.test(code.trim())
 
 /**
- * A call that fails shows the server's message and the page reloads (SPEC.md 8). Without any answer
- * (offline) there is no message to show and nothing a reload would fix, so the form stays as it is.
+ * A call that fails shows the server's message and the page reloads (SPEC.md 8), once a minute at
+ * most; after that the form stays, and its button tries again. Without any answer (offline) there is
+ * no message to show and nothing a reload would fix, so the form stays as it is.
  */
 function failed(error: unknown) {
-  if (error instanceof OfflineError) {
+  if (error instanceof OfflineError || error instanceof EmptyAnswerError) {
     page.alert(error.message)
   } else if (error instanceof ApiError) {
     page.alert(error.message)
-    page.reload()
+    reloadFor('sign-in-refused')
   } else {
     console.error(error)
     useUserStore.getState().setLoggedIn(false)
@@ -37,7 +38,9 @@ export async function requestCode(phone: string): Promise<boolean> {
       auth: false,
     })
     if (!answer) {
-      page.reload()
+      // SPEC.md 8: an empty answer reloads the page; a server that keeps doing it gets a message, and
+      // the button tries again.
+      if (!reloadFor('code-request-empty')) page.alert(emptyAnswerMessage)
       return false
     }
     return true
@@ -49,6 +52,7 @@ export async function requestCode(phone: string): Promise<boolean> {
 
 /** Signs in: stores the tokens, fetches the profile, takes in the user and stores. True when signed in. */
 export async function signIn(phone: string, code: string): Promise<boolean> {
+  const startedIn = sessionGeneration()
   try {
     const signed = await requestJson<SignAnswer>('/api/v0/user/sign', {
       method: 'POST',
@@ -56,23 +60,24 @@ export async function signIn(phone: string, code: string): Promise<boolean> {
       auth: false,
     })
     if (!signed) {
-      page.reload()
+      if (!reloadFor('sign-in-empty')) page.alert(emptyAnswerMessage)
       return false
     }
-    setTokens(signed.token)
+    if (!setTokens(signed.token, startedIn)) return false
     const profile: ProfileAnswer | undefined = await fetchProfile()
     if (!profile) {
-      page.reload()
+      // Signed in without a profile to show: the tokens are not kept for a screen that cannot use them.
+      await clearDevice()
+      if (!reloadFor('profile-empty')) page.alert(emptyAnswerMessage)
       return false
     }
     if (profile.stores.length === 0) {
       page.alert(noPermission)
       await clearDevice()
-      page.reload()
+      reloadFor('signed-out')
       return false
     }
-    applyProfile(profile, { keepSelection: false })
-    return true
+    return applyProfile(profile, { keepSelection: false, startedIn })
   } catch (error) {
     failed(error)
     return false

@@ -1,12 +1,12 @@
 // The sales screen below the header: month navigator, the year and month totals, and the two charts.
-import { keepPreviousData, useQuery } from '@tanstack/react-query'
-import { useEffect, useMemo, useRef } from 'react'
+import { useQuery } from '@tanstack/react-query'
+import { useEffect, useMemo } from 'react'
 import { LineChart } from '../../charts/line-chart.tsx'
 import { OfflineError } from '../../lib/api.ts'
 import { compactNumber, dayAndTime, won } from '../../lib/format.ts'
 import { useOnline } from '../../lib/online.ts'
 import { useStoreStore } from '../../lib/session.ts'
-import { type Buckets, daysInMonth, emptyBuckets } from '../../workers/buckets.ts'
+import { type Buckets, daysInMonth } from '../../workers/buckets.ts'
 import { Footer } from './footer.tsx'
 import { MonthNavigator } from './month-navigator.tsx'
 import type { Period } from './period.ts'
@@ -17,30 +17,35 @@ const dayLabels = (year: number, month: number) =>
   Array.from({ length: daysInMonth(year, month) }, (_, index) => `${index + 1}일`)
 
 /**
- * What the screen shows: the buckets of the selected store and year once they are here. Until then,
- * and when fetching fails, the figures stay as they were (SPEC.md 8), dimmed. Offline, the figures
- * kept on the device show with the time they were fetched; a period never fetched is "not available".
+ * What the screen shows: the buckets of the selected store and year, and only those. Figures of
+ * another store or year are never shown in their place: while they load there is a loading state,
+ * and when they cannot be fetched the store's kept figures show with their time, or an honest empty
+ * state. "Figures stay as they were" (SPEC.md 8) holds for the same store and year: a failed refetch
+ * keeps them. Offline, the figures kept on the device show with the time they were fetched; a period
+ * never fetched is "not available".
  */
 function useShownBuckets(storeId: number, period: Period) {
-  const query = useQuery({ ...usageQuery(storeId, period.year), placeholderData: keepPreviousData })
+  const query = useQuery(usageQuery(storeId, period.year))
   const online = useOnline()
-  const lastGood = useRef<Buckets | undefined>(undefined)
-  if (query.data && !query.isPlaceholderData) lastGood.current = query.data
-  const current = query.data && !query.isPlaceholderData ? query.data : undefined
-  // SPEC.md 8: a failed usage fetch is logged to the console only.
+  // SPEC.md 8: a failed usage fetch is logged to the console.
   useEffect(() => {
     if (query.error) console.error(query.error)
   }, [query.error])
   // Offline as the device says, or as a fetch that got no answer shows (it keeps retrying).
   const offline = !online || query.failureReason instanceof OfflineError
+  const buckets = query.data?.buckets
   return {
-    buckets: current ?? (query.isPlaceholderData ? query.data : lastGood.current),
-    current: Boolean(current),
-    loading: query.isFetching && !current,
-    failed: query.isError && !lastGood.current && !offline,
+    buckets,
     offline,
-    unavailableOffline: offline && !current,
-    fetchedAt: current ? query.dataUpdatedAt : undefined,
+    /** Nothing of this store and year yet, and nothing known to be wrong: it is on its way. */
+    loading: !buckets && !query.isError && !offline,
+    /** Nothing of this store and year, and fetching failed. */
+    failed: !buckets && query.isError && !offline,
+    /** This store's and year's figures are shown, but the latest fetch of them failed. */
+    refreshFailed: Boolean(buckets) && query.isError && !offline,
+    unavailableOffline: offline && !buckets,
+    fetchedAt: buckets ? query.dataUpdatedAt : undefined,
+    retry: () => void query.refetch(),
   }
 }
 
@@ -70,20 +75,34 @@ function StoreSales({
     <>
       <main className="sales">
         <MonthNavigator period={period} onChange={onPeriodChange} />
-        {shown.offline && shown.fetchedAt !== undefined && (
+        {shown.fetchedAt !== undefined && (shown.offline || shown.refreshFailed) && (
           <p className="offline-notice" role="status">
-            오프라인 · {dayAndTime(shown.fetchedAt)} 기준
+            {shown.offline ? '오프라인' : '새 매출을 불러오지 못했습니다'} · {dayAndTime(shown.fetchedAt)}{' '}
+            기준
           </p>
         )}
-        {shown.unavailableOffline ? (
+        {shown.buckets ? (
+          <Figures buckets={shown.buckets} period={period} />
+        ) : shown.unavailableOffline ? (
           <div className="sales-unavailable" role="status">
             <h2>오프라인에서는 볼 수 없는 기간입니다</h2>
             <p>
               {period.year}년 매출은 이 기기에 저장되어 있지 않습니다. 인터넷에 연결되면 자동으로 불러옵니다.
             </p>
           </div>
+        ) : shown.failed ? (
+          <div className="sales-unavailable" role="status">
+            <h2>이 매장의 {period.year}년 매출을 불러오지 못했습니다</h2>
+            <button type="button" className="retry-button" onClick={shown.retry}>
+              다시 시도
+            </button>
+          </div>
         ) : (
-          <Figures shown={shown} period={period} />
+          <div className="sales-figures is-stale" aria-busy="true">
+            <p className="sales-notice" role="status">
+              매출을 불러오는 중…
+            </p>
+          </div>
         )}
       </main>
       <Footer />
@@ -91,10 +110,8 @@ function StoreSales({
   )
 }
 
-function Figures({ shown, period }: { shown: ReturnType<typeof useShownBuckets>; period: Period }) {
-  const buckets = shown.buckets ?? emptyBuckets(period.year)
+function Figures({ buckets, period }: { buckets: Buckets; period: Period }) {
   const labels = useMemo(() => dayLabels(period.year, period.month), [period.year, period.month])
-  // Previous figures may belong to another year; the day axis always follows the selected month.
   const days = useMemo(
     () => labels.map((_, index) => buckets.days[period.month - 1]?.[index] ?? 0),
     [labels, buckets, period.month],
@@ -102,17 +119,7 @@ function Figures({ shown, period }: { shown: ReturnType<typeof useShownBuckets>;
   const monthTotal = buckets.months[period.month - 1] ?? 0
 
   return (
-    <div className={shown.current ? 'sales-figures' : 'sales-figures is-stale'} aria-busy={shown.loading}>
-      {shown.failed && (
-        <p className="sales-notice" role="status">
-          매출을 불러오지 못했습니다. 잠시 후 다시 시도해 주세요.
-        </p>
-      )}
-      {shown.loading && !shown.buckets && (
-        <p className="sales-notice" role="status">
-          매출을 불러오는 중…
-        </p>
-      )}
+    <div className="sales-figures" aria-busy={false}>
       <section className="summary" aria-label="매출 합계">
         <div className="summary-box">
           <h2>{period.year}년 매출</h2>

@@ -1,16 +1,41 @@
 import { queryOptions } from '@tanstack/react-query'
-import { request } from '../../lib/api.ts'
+import { ApiError, request, StaleSessionError } from '../../lib/api.ts'
+import { isSessionCurrent, sessionGeneration } from '../../lib/tokens.ts'
 import { bucketInWorker } from '../../workers/bucket-client.ts'
+import type { Buckets } from '../../workers/buckets.ts'
+
+/** What is cached and kept for offline use of one store and year: the buckets and the answer's ETag. */
+export interface Usage {
+  buckets: Buckets
+  /** The ETag of the answer the buckets were made from; sent back in If-None-Match. */
+  etag: string | null
+}
 
 /**
  * A store's sales of one year, as buckets. The answer's bytes go straight to the bucketing worker:
- * this thread never parses the records. What is cached (and kept for offline use) is the buckets.
+ * this thread never parses the records. What is cached (and kept for offline use) is the buckets with
+ * the answer's ETag, never the records: the browser does not store usage answers (`no-store`), so the
+ * app revalidates itself, and a 304 keeps the buckets as they are, with no bucketing. Figures fetched
+ * for a session that has ended since are dropped, never cached.
  */
 export const usageQuery = (storeId: number, year: number) =>
   queryOptions({
     queryKey: ['usage', storeId, year] as const,
-    queryFn: async ({ signal }) => {
-      const response = await request(`/api/v0/store/${storeId}/usage?year=${year}`, { signal })
-      return bucketInWorker(await response.arrayBuffer(), year)
+    queryFn: async ({ signal, client, queryKey }): Promise<Usage> => {
+      const startedIn = sessionGeneration()
+      const kept = client.getQueryData<Usage>(queryKey)
+      const response = await request(`/api/v0/store/${storeId}/usage?year=${year}`, {
+        signal,
+        ifNoneMatch: kept?.etag ?? undefined,
+      })
+      if (response.status === 304) {
+        if (!kept) throw new ApiError(304, '서버가 저장되지 않은 매출을 가리켰습니다.')
+        if (!isSessionCurrent(startedIn)) throw new StaleSessionError()
+        return kept
+      }
+      const etag = response.headers.get('etag')
+      const buckets = await bucketInWorker(await response.arrayBuffer(), year)
+      if (!isSessionCurrent(startedIn)) throw new StaleSessionError()
+      return { buckets, etag }
     },
   })

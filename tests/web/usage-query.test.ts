@@ -1,0 +1,61 @@
+import { QueryClient } from '@tanstack/react-query'
+import Cookies from 'js-cookie'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { type Usage, usageQuery } from '../../src/features/sales/usage-query.ts'
+import { type Call, fakeServer } from './fake-server.ts'
+
+const answer = (etag: string, usages: unknown[]) =>
+  new Response(JSON.stringify({ usages }), {
+    status: 200,
+    headers: { 'content-type': 'application/json', etag, 'cache-control': 'no-store' },
+  })
+
+beforeEach(() => {
+  Cookies.set('accessToken', 'a1', { path: '/' })
+  Cookies.set('refreshToken', 'r1', { path: '/' })
+})
+
+describe('the usage query', () => {
+  it('keeps the ETag with the buckets, and a 304 keeps them as they are, with no bucketing', async () => {
+    let version = 'W/"v1"'
+    let records = [{ createdAt: '2026-03-01T09:15:00.000Z', amount: 4000 }]
+    const server = fakeServer({
+      'GET /api/v0/store/1/usage': (call: Call) =>
+        call.ifNoneMatch === version
+          ? new Response(null, { status: 304, headers: { etag: version } })
+          : answer(version, records),
+    })
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } })
+    const first = await client.fetchQuery(usageQuery(1, 2026))
+    expect(first.etag).toBe('W/"v1"')
+    expect(first.buckets.total).toBe(4000)
+    expect(server.calls[0]?.ifNoneMatch).toBeNull()
+    const firstAt = client.getQueryState(['usage', 1, 2026])?.dataUpdatedAt ?? 0
+
+    const read = vi.spyOn(Response.prototype, 'arrayBuffer')
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    await client.refetchQueries({ queryKey: ['usage', 1, 2026] })
+    expect(server.calls[1]?.ifNoneMatch).toBe('W/"v1"')
+    expect(client.getQueryData<Usage>(['usage', 1, 2026])).toBe(first)
+    expect(read).not.toHaveBeenCalled()
+    // Confirmed current just now.
+    expect(client.getQueryState(['usage', 1, 2026])?.dataUpdatedAt).toBeGreaterThan(firstAt)
+
+    version = 'W/"v2"'
+    records = [...records, { createdAt: '2026-04-01T00:00:00.000Z', amount: 3000 }]
+    await client.refetchQueries({ queryKey: ['usage', 1, 2026] })
+    expect(server.calls[2]?.ifNoneMatch).toBe('W/"v1"')
+    expect(client.getQueryData<Usage>(['usage', 1, 2026])).toMatchObject({
+      etag: 'W/"v2"',
+      buckets: { total: 7000 },
+    })
+  })
+
+  it('a 304 for buckets it does not have is an error, not empty figures', async () => {
+    fakeServer({ 'GET /api/v0/store/1/usage': () => new Response(null, { status: 304 }) })
+    // Only reachable through a server that answers 304 to a request without If-None-Match.
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } })
+    client.setQueryData<Usage>(['usage', 1, 2026], undefined)
+    await expect(client.fetchQuery(usageQuery(1, 2026))).rejects.toThrow()
+  })
+})
