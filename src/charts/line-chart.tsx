@@ -123,25 +123,29 @@ export function LineChart({
       <div ref={ref} className="chart-plot" aria-hidden="true">
         {width > 0 && <UplotReact options={options} data={data} />}
       </div>
-      <table className="visually-hidden">
-        <caption>
-          {title}: {summary}
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">{xLegend}</th>
-            <th scope="col">{yLegend}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {values.map((value, index) => (
-            <tr key={labels[index]}>
-              <th scope="row">{labels[index]}</th>
-              <td>{formatValue(value)}</td>
+      {/* Hidden by a wrapper: a table grows to fit its rows whatever height it is given, so hidden itself
+          it would still lengthen the page by its full height. */}
+      <div className="visually-hidden">
+        <table>
+          <caption>
+            {title}: {summary}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">{xLegend}</th>
+              <th scope="col">{yLegend}</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {values.map((value, index) => (
+              <tr key={labels[index]}>
+                <th scope="row">{labels[index]}</th>
+                <td>{formatValue(value)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   )
 }

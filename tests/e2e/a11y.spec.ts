@@ -142,3 +142,61 @@ test('the update prompt', async ({ page }, testInfo) => {
     restore()
   }
 })
+
+interface Focused {
+  element: string
+  outline: string
+  /** Whatever is drawn at the element's centre, when it is not the element itself. */
+  coveredBy: string | null
+}
+
+/** Presses `key` until focus comes back round, noting each element focused on the way. */
+async function walkFocus(page: Page, key: 'Tab' | 'Shift+Tab') {
+  const seen: Focused[] = []
+  for (let step = 0; step < 40; step++) {
+    await page.keyboard.press(key)
+    const focused = await page.evaluate(() => {
+      const element = document.activeElement
+      if (!element || element === document.body) return null
+      const describe = (node: Element) =>
+        `${node.tagName.toLowerCase()}${node.className ? `.${String(node.className).split(' ').join('.')}` : ''} ${(
+          node.getAttribute('aria-label') ??
+          node.textContent ??
+          ''
+        )
+          .trim()
+          .slice(0, 20)}`
+      const style = getComputedStyle(element)
+      const box = element.getBoundingClientRect()
+      const top = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2)
+      return {
+        element: describe(element),
+        outline: `${style.outlineStyle} ${style.outlineWidth}`,
+        coveredBy: top && (top === element || element.contains(top)) ? null : top ? describe(top) : 'nothing',
+      }
+    })
+    if (!focused || focused.element === seen[0]?.element) break
+    seen.push(focused)
+  }
+  return seen
+}
+
+test('keyboard focus on the sales screen always shows, and never stops under the sticky header', async ({
+  page,
+}) => {
+  // Short enough that the page scrolls, so that the header sticks over it.
+  await page.setViewportSize({ width: 360, height: 560 })
+  await signIn(page)
+  await figuresSettled(page)
+  const forward = await walkFocus(page, 'Tab')
+  // From the bottom back up: each control comes into view at the top edge, where the header is.
+  await page.evaluate(() =>
+    window.scrollTo({ top: document.documentElement.scrollHeight, behavior: 'instant' }),
+  )
+  const backward = await walkFocus(page, 'Shift+Tab')
+  console.log(`focus order: ${forward.map((f) => f.element).join(' → ')}`)
+  expect(forward.length).toBeGreaterThanOrEqual(7)
+  for (const focused of [...forward, ...backward]) {
+    expect.soft(focused, focused.element).toEqual({ ...focused, outline: 'solid 2px', coveredBy: null })
+  }
+})
