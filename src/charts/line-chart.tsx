@@ -1,6 +1,6 @@
 // A line chart on uPlot: created once, then fed new data (setData) and new widths (setSize). Behind it,
 // for screen readers and keyboards, the same figures as a table.
-import { useEffect, useMemo, useRef, useState } from 'react'
+import { useEffect, useId, useMemo, useRef, useState } from 'react'
 import uPlot from 'uplot'
 import UplotReact from 'uplot-react'
 import 'uplot/dist/uPlot.min.css'
@@ -111,34 +111,41 @@ export function LineChart({
   )
 
   const data = useMemo<uPlot.AlignedData>(() => [values.map((_, index) => index), values], [values])
+  // The caption names the figure. An id must be one token without spaces (aria-labelledby reads a
+  // space-separated list of ids), and unique on the page: a generated one, never the title.
+  const captionId = useId()
 
   return (
-    <figure className="chart" aria-labelledby={`${title}-title`}>
-      <figcaption id={`${title}-title`} className="chart-title">
+    <figure className="chart" aria-labelledby={captionId}>
+      <figcaption id={captionId} className="chart-title">
         {title}
       </figcaption>
       <div ref={ref} className="chart-plot" aria-hidden="true">
         {width > 0 && <UplotReact options={options} data={data} />}
       </div>
-      <table className="visually-hidden">
-        <caption>
-          {title}: {summary}
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">{xLegend}</th>
-            <th scope="col">{yLegend}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {values.map((value, index) => (
-            <tr key={labels[index]}>
-              <th scope="row">{labels[index]}</th>
-              <td>{formatValue(value)}</td>
+      {/* Hidden by a wrapper: a table grows to fit its rows whatever height it is given, so hidden itself
+          it would still lengthen the page by its full height. */}
+      <div className="visually-hidden">
+        <table>
+          <caption>
+            {title}: {summary}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">{xLegend}</th>
+              <th scope="col">{yLegend}</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {values.map((value, index) => (
+              <tr key={labels[index]}>
+                <th scope="row">{labels[index]}</th>
+                <td>{formatValue(value)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   )
 }

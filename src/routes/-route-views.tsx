@@ -6,7 +6,7 @@ import { useProblem } from '../lib/problem.ts'
 export function RouteError({ error }: Pick<ErrorComponentProps, 'error'>) {
   return (
     <main className="route-message" role="alert">
-      <h1>Unexpected Application Error!</h1>
+      <h1 lang="en">Unexpected Application Error!</h1>
       <p>{error instanceof Error ? error.message : String(error)}</p>
     </main>
   )

@@ -20,7 +20,7 @@ function SignedInLayout() {
         <picture className="app-logo">
           {/* On a phone the mark alone, so the store name keeps its room. */}
           <source media="(max-width: 479px)" srcSet="/favicon.svg" width={32} height={32} />
-          <img src="/logo.svg" alt="Logo" width={148} height={32} />
+          <img src="/logo.svg" alt="Logo" lang="en" width={148} height={32} />
         </picture>
         <LogoutButton onLoggedOut={() => navigate({ to: '/', replace: true })} />
       </header>

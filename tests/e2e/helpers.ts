@@ -1,4 +1,7 @@
-import { readFileSync, statSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { readFileSync, statSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { brotliCompressSync, gzipSync } from 'node:zlib'
 import type { APIRequestContext, BrowserContext, Page } from '@playwright/test'
 import { expect } from './fixtures.ts'
 
@@ -120,4 +123,41 @@ export async function persisted(page: Page, storeId: number, year: number) {
       )
     })
     .toBe(true)
+}
+
+/**
+ * Deploys a "new version" into the served copy of the build, as a release would: a changed page (with
+ * the compressed copies the server sends in its place) and a service worker whose precache lists it
+ * with a new revision. Returns a function that puts the original build back.
+ */
+export function deployNewVersion() {
+  const webDir = process.env.E2E_WEB_DIR
+  if (!webDir) throw new Error('E2E_WEB_DIR is not set')
+  const files = { html: path.join(webDir, 'index.html'), sw: path.join(webDir, 'sw.js') }
+  const original = { html: readFileSync(files.html, 'utf8'), sw: readFileSync(files.sw, 'utf8') }
+  const writePage = (html: string) => {
+    writeFileSync(files.html, html)
+    writeFileSync(`${files.html}.br`, brotliCompressSync(html))
+    writeFileSync(`${files.html}.gz`, gzipSync(html))
+  }
+  const restore = () => {
+    writePage(original.html)
+    writeFileSync(files.sw, original.sw)
+  }
+  writePage(original.html.replace('<head>', '<head>\n    <meta name="app-build" content="2" />'))
+  const revision = randomBytes(16).toString('hex')
+  const sw = original.sw.replace(/(\{url:"index\.html",revision:")[0-9a-f]+(")/, `$1${revision}$2`)
+  if (sw === original.sw) {
+    restore()
+    throw new Error('the service worker lists no index.html revision to change')
+  }
+  writeFileSync(files.sw, sw)
+  return restore
+}
+
+/** Has the page's service worker look for a new version now (the app does so hourly and on returning). */
+export async function checkForUpdate(page: Page) {
+  await page.evaluate(async () => {
+    await (await navigator.serviceWorker.getRegistration())?.update()
+  })
 }

@@ -1,12 +1,10 @@
-import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { brotliCompressSync, gzipSync } from 'node:zlib'
 import type { BrowserContext } from '@playwright/test'
 import { chromeArgs, chromePath } from './browser.ts'
 import { expect, test } from './fixtures.ts'
-import { serviceWorkerReady } from './helpers.ts'
+import { checkForUpdate, deployNewVersion, serviceWorkerReady } from './helpers.ts'
 
 test('Chromium finds nothing in the way of installing the app', async ({ playwright, baseURL }) => {
   // Installing needs a real profile: Playwright's usual contexts count as incognito.
@@ -54,34 +52,14 @@ async function checkInstallable(context: BrowserContext) {
 test('a new version deployed while the app is open is announced, and accepting reloads into it', async ({
   page,
 }) => {
-  const webDir = process.env.E2E_WEB_DIR
-  if (!webDir) throw new Error('E2E_WEB_DIR is not set')
-  const files = { html: path.join(webDir, 'index.html'), sw: path.join(webDir, 'sw.js') }
-  const original = { html: readFileSync(files.html, 'utf8'), sw: readFileSync(files.sw, 'utf8') }
-  /** A page as a build writes it: with the compressed copies the server sends in its place. */
-  const writePage = (html: string) => {
-    writeFileSync(files.html, html)
-    writeFileSync(`${files.html}.br`, brotliCompressSync(html))
-    writeFileSync(`${files.html}.gz`, gzipSync(html))
-  }
+  await page.goto('/login')
+  await serviceWorkerReady(page)
+  await page.reload()
+  await page.getByLabel('휴대폰 번호').fill('01012345678')
+
+  const restore = deployNewVersion()
   try {
-    await page.goto('/login')
-    await serviceWorkerReady(page)
-    await page.reload()
-    await page.getByLabel('휴대폰 번호').fill('01012345678')
-
-    // Deploy: a changed page (compressed copies too, as the build writes them), and a service worker
-    // whose precache lists it with a new revision.
-    writePage(original.html.replace('<head>', '<head>\n    <meta name="app-build" content="2" />'))
-    const revision = randomBytes(16).toString('hex')
-    const sw = original.sw.replace(/(\{url:"index\.html",revision:")[0-9a-f]+(")/, `$1${revision}$2`)
-    expect(sw).not.toBe(original.sw)
-    writeFileSync(files.sw, sw)
-
-    // The app looks for updates hourly and on returning to the foreground; here, now.
-    await page.evaluate(async () => {
-      await (await navigator.serviceWorker.getRegistration())?.update()
-    })
+    await checkForUpdate(page)
     const prompt = page.getByRole('alertdialog', { name: '새 버전이 있습니다.' })
     await expect(prompt).toBeVisible()
     // Nothing was swapped silently: the old page, with what was typed, is still there.
@@ -92,7 +70,6 @@ test('a new version deployed while the app is open is announced, and accepting r
     await expect(page.locator('meta[name="app-build"]')).toHaveAttribute('content', '2')
     await expect(prompt).toBeHidden()
   } finally {
-    writePage(original.html)
-    writeFileSync(files.sw, original.sw)
+    restore()
   }
 })

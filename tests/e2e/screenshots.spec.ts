@@ -15,6 +15,12 @@ for (const width of [360, 1280]) {
     // Nothing sticks out sideways, and the header's three parts do not overlap.
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
     expect(overflow).toBeLessThanOrEqual(0)
+    // Nothing hidden (the charts' text tables) makes the page scroll on past the footer.
+    const below = await page.evaluate(() => {
+      const footer = document.querySelector('.app-footer')?.getBoundingClientRect().bottom ?? 0
+      return document.documentElement.scrollHeight - Math.max(window.innerHeight, footer + window.scrollY)
+    })
+    expect(below).toBeLessThan(1)
     const [store, logo, logout] = await Promise.all(
       ['.store-current', '.app-logo', '.logout-button'].map((selector) =>
         page.locator(selector).boundingBox(),

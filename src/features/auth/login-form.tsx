@@ -55,7 +55,12 @@ export function LoginForm({ onSignedIn }: { onSignedIn(): void }) {
           onChange={(event) => setPhone(event.currentTarget.value)}
         />
         <button type="submit" className="wide-button" disabled={!canRequest}>
-          {countdown.running ? countdownLabel(countdown.remaining) : 'get verification code'}
+          {countdown.running ? (
+            countdownLabel(countdown.remaining)
+          ) : (
+            // English words in a Korean page are marked, so that a screen reader pronounces them (WCAG 3.1.2).
+            <span lang="en">get verification code</span>
+          )}
         </button>
       </form>
       <form className="login-step" onSubmit={onSignIn} noValidate>
@@ -73,7 +78,7 @@ export function LoginForm({ onSignedIn }: { onSignedIn(): void }) {
           onChange={(event) => setCode(event.currentTarget.value)}
         />
         <button type="submit" className="wide-button" disabled={!canSignIn}>
-          Login
+          <span lang="en">Login</span>
         </button>
       </form>
       <p className="visually-hidden" role="status">

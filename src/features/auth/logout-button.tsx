@@ -20,7 +20,7 @@ export function LogoutButton({ onLoggedOut }: { onLoggedOut(): void }) {
           {user?.name.slice(0, 1) ?? '?'}
         </span>
       )}
-      <span>Logout</span>
+      <span lang="en">Logout</span>
     </button>
   )
 }

@@ -10,6 +10,7 @@ import { type Buckets, daysInMonth } from '../../workers/buckets.ts'
 import { Footer } from './footer.tsx'
 import { MonthNavigator } from './month-navigator.tsx'
 import type { Period } from './period.ts'
+import { SalesHeading } from './sales-heading.tsx'
 import { usageQuery } from './usage-query.ts'
 
 const monthLabels = Array.from({ length: 12 }, (_, index) => `${index + 1}월`)
@@ -74,6 +75,7 @@ function StoreSales({
   return (
     <>
       <main className="sales">
+        <SalesHeading period={period} />
         <MonthNavigator period={period} onChange={onPeriodChange} />
         {shown.fetchedAt !== undefined && (shown.offline || shown.refreshFailed) && (
           <p className="offline-notice" role="status">

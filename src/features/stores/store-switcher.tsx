@@ -1,4 +1,5 @@
 // SPEC.md 2: the current store's first image and name; a dropdown of every store the user may see.
+import { useId } from 'react'
 import type { Store } from '../../../contract/api.ts'
 import { imageUrl } from '../../config.ts'
 import { useStoreStore } from '../../lib/session.ts'
@@ -20,6 +21,7 @@ export function StoreSwitcher() {
   const stores = useStoreStore((state) => state.stores)
   const setStore = useStoreStore((state) => state.setStore)
   const { open, setOpen, close, container, opener, panel } = useDropdown<HTMLDivElement, HTMLUListElement>()
+  const listId = useId()
 
   if (!store) return <div className="store-switcher" />
   return (
@@ -28,8 +30,10 @@ export function StoreSwitcher() {
         type="button"
         ref={opener}
         className="store-current"
-        aria-haspopup="true"
+        // A disclosure, not a menu: the list holds plain buttons reached with Tab, so no aria-haspopup
+        // (which announces a menu and its arrow keys).
         aria-expanded={open}
+        aria-controls={open ? listId : undefined}
         aria-label={`매장: ${store.name} (매장 바꾸기)`}
         onClick={() => setOpen((wasOpen) => !wasOpen)}
       >
@@ -40,7 +44,7 @@ export function StoreSwitcher() {
         </span>
       </button>
       {open && (
-        <ul className="store-menu" ref={panel} aria-label="매장 목록">
+        <ul id={listId} className="store-menu" ref={panel} aria-label="매장 목록">
           {stores.map((option) => (
             <li key={option.id}>
               <button
