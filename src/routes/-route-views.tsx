@@ -1,6 +1,7 @@
 // The views the root route shows when a route fails or no route matches. (Files starting with '-' are
 // not routes.)
 import { type ErrorComponentProps, Link } from '@tanstack/react-router'
+import { useDocumentTitle } from '../lib/document-title.ts'
 import { useProblem } from '../lib/problem.ts'
 
 export function RouteError({ error }: Pick<ErrorComponentProps, 'error'>) {
@@ -14,6 +15,7 @@ export function RouteError({ error }: Pick<ErrorComponentProps, 'error'>) {
 
 /** DECISIONS.md: an unknown path is not a route error, just a short not-found view with a way home. */
 export function NotFound() {
+  useDocumentTitle('페이지를 찾을 수 없습니다')
   return (
     <main className="route-message">
       <h1>페이지를 찾을 수 없습니다</h1>

@@ -1,5 +1,6 @@
 import { createFileRoute, useNavigate } from '@tanstack/react-router'
 import { LoginForm } from '../features/auth/login-form.tsx'
+import { useDocumentTitle } from '../lib/document-title.ts'
 import { guard } from './-guard.ts'
 
 export const Route = createFileRoute('/login')({
@@ -9,6 +10,7 @@ export const Route = createFileRoute('/login')({
 
 function LoginPage() {
   const navigate = useNavigate()
+  useDocumentTitle('로그인')
   return (
     // The header with the logo is index.html's, shown before this screen's code has loaded.
     <main className="login-main">

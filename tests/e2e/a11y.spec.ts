@@ -59,6 +59,7 @@ test('the login screen: idle, each button enabled, and the code field active', a
   await page.goto('/login')
   await expect(page.getByLabel('휴대폰 번호')).toBeEnabled()
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('로그인')
+  await expect(page).toHaveTitle('로그인 · 빨래방 매출')
   await audit(page, testInfo, 'login')
 
   // Enabled buttons are held to the contrast rule (disabled ones are exempt), so each is audited too.
@@ -85,6 +86,7 @@ for (const width of [360, 1280]) {
     const period = (await page.getByRole('button', { name: /^\d{4}년 \d{1,2}월$/ }).textContent()) ?? ''
     // A heading that names the store and the period, and charts named by their captions.
     await expect.soft(page.getByRole('heading', { level: 1 })).toHaveText(`행복빨래방 역삼점 ${period} 매출`)
+    await expect.soft(page).toHaveTitle(`행복빨래방 역삼점 ${period} 매출 · 빨래방 매출`)
     await expect.soft(page.getByRole('figure', { name: '이번 달 매출' })).toBeVisible()
     await expect.soft(page.getByRole('figure', { name: '올해 매출' })).toBeVisible()
     await audit(page, testInfo, `sales ${width}px`)
@@ -126,6 +128,7 @@ test('the sales screen offline: the offline notice, and a period not kept on the
 test('the not-found view', async ({ page }, testInfo) => {
   await page.goto('/no/such/page')
   await expect(page.getByRole('heading', { level: 1, name: '페이지를 찾을 수 없습니다' })).toBeVisible()
+  await expect(page).toHaveTitle('페이지를 찾을 수 없습니다 · 빨래방 매출')
   await audit(page, testInfo, 'not found')
 })
 
