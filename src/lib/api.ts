@@ -193,8 +193,14 @@ async function exchange(stale: string | undefined, generation: number): Promise<
   }
   if (!token?.access || !token.refresh) throw new SessionEndedError()
   // A logout in another tab removed the cookies while the exchange ran: writing the new pair would
-  // sign this device in again behind that logout's back.
-  if (getRefreshToken() !== refresh) throw new SessionEndedError()
+  // sign this device in again behind that logout's back. (Replaced rather than removed, another tab
+  // refreshed meanwhile: its pair stays.)
+  const stored = getRefreshToken()
+  if (stored !== refresh) {
+    const access = getAccessToken()
+    if (stored && access) return access
+    throw new SessionEndedError()
+  }
   if (!setTokens({ access: token.access, refresh: token.refresh }, generation)) throw new StaleSessionError()
   return token.access
 }
