@@ -22,7 +22,7 @@ function failed(error: unknown) {
     page.alert(error.message)
   } else if (error instanceof ApiError) {
     page.alert(error.message)
-    reloadFor('sign-in-refused')
+    reloadFor('refused')
   } else {
     console.error(error)
     useUserStore.getState().setLoggedIn(false)
@@ -40,7 +40,7 @@ export async function requestCode(phone: string): Promise<boolean> {
     if (!answer) {
       // SPEC.md 8: an empty answer reloads the page; a server that keeps doing it gets a message, and
       // the button tries again.
-      if (!reloadFor('code-request-empty')) page.alert(emptyAnswerMessage)
+      if (!reloadFor('code')) page.alert(emptyAnswerMessage)
       return false
     }
     return true
@@ -60,7 +60,7 @@ export async function signIn(phone: string, code: string): Promise<boolean> {
       auth: false,
     })
     if (!signed) {
-      if (!reloadFor('sign-in-empty')) page.alert(emptyAnswerMessage)
+      if (!reloadFor('sign-in')) page.alert(emptyAnswerMessage)
       return false
     }
     if (!setTokens(signed.token, startedIn)) return false
@@ -68,7 +68,7 @@ export async function signIn(phone: string, code: string): Promise<boolean> {
     if (!profile) {
       // Signed in without a profile to show: the tokens are not kept for a screen that cannot use them.
       await clearDevice()
-      if (!reloadFor('profile-empty')) page.alert(emptyAnswerMessage)
+      if (!reloadFor('profile')) page.alert(emptyAnswerMessage)
       return false
     }
     if (profile.stores.length === 0) {
