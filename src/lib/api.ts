@@ -172,7 +172,7 @@ async function exchange(stale: string | undefined, generation: number): Promise<
   const text = await response.text()
   if (!text.trim()) {
     if (!isCurrentGeneration(generation)) throw new StaleSessionError()
-    // SPEC.md 4: when the exchange returns nothing, the page reloads; once a minute at most.
+    // When the exchange returns nothing, the page reloads; once a minute at most.
     if (reloadFor('token')) throw new Error(refreshFailedMessage)
     throw new EmptyAnswerError()
   }

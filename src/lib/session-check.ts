@@ -1,4 +1,4 @@
-// The check of a remembered session on start (SPEC.md 4). Loaded only when the device starts signed
+// The check of a remembered session on start. Loaded only when the device starts signed
 // in, so the login screen does not carry it.
 import {
   ApiError,
@@ -15,7 +15,7 @@ import { applyProfile, clearDevice, fetchProfile } from './session.ts'
 import { isSessionCurrent, sessionGeneration } from './tokens.ts'
 
 /**
- * On start, a session the device remembers is checked against the server (SPEC.md 4). Offline, or
+ * On start, a session the device remembers is checked against the server. Offline, or
  * the server in trouble, it stays: only a server that says the sign-in is gone, or a user left with
  * no stores, ends it.
  */
@@ -34,7 +34,7 @@ export async function refreshSession(): Promise<void> {
     const profile = await fetchProfile()
     if (!isSessionCurrent(startedIn)) return
     if (!profile) {
-      // SPEC.md 4: an empty profile reloads the page; a server that keeps doing it gets an error.
+      // An empty profile reloads the page; a server that keeps doing it gets an error.
       if (!reloadFor('profile')) showProblem({ message: emptyAnswerMessage, retry })
       return
     }

@@ -51,8 +51,8 @@ export const useStoreStore = create<StoreState>()(
 export const isLoggedIn = () => useUserStore.getState().isLoggedIn
 
 /**
- * Takes in a fetched profile. At sign-in the first store is selected (SPEC.md 4); when the session is
- * refreshed the owner's selection is kept if the store is still theirs (DECISIONS.md). A profile
+ * Takes in a fetched profile. At sign-in the first store is selected; when the session is
+ * refreshed the owner's selection is kept if the store is still theirs. A profile
  * fetched for a session that has ended since (`startedIn` is the generation its fetch started in) is
  * dropped: false, and nothing written.
  */

@@ -7,7 +7,7 @@ import path from 'node:path'
 import type { Page } from '@playwright/test'
 import { runServer } from '../../scripts/run-server.ts'
 import { expect, test } from './fixtures.ts'
-import { figuresSettled, owner, recordDialogs, serverSums, signIn, won } from './helpers.ts'
+import { figuresSettled, recordDialogs, serverSums, signIn, won } from './helpers.ts'
 
 const stores = { first: '행복빨래방 역삼점', third: '하얀 셀프빨래방 대치점' }
 const navigatorLabel = (page: Page) => page.getByRole('button', { name: /^\d{4}년 \d{1,2}월$/ })

@@ -13,7 +13,7 @@ export const isPhoneComplete = (phone: string) => /^[0-9]{10,11}$/.test(phoneDig
 export const isCodeComplete = (code: string) => /^[0-9]{4}$/.test(code.trim())
 
 /**
- * A call that fails shows the server's message and the page reloads (SPEC.md 8), once a minute at
+ * A call that fails shows the server's message and the page reloads, once a minute at
  * most; after that the form stays, and its button tries again. Without any answer (offline) there is
  * no message to show and nothing a reload would fix, so the form stays as it is.
  */
@@ -38,7 +38,7 @@ export async function requestCode(phone: string): Promise<boolean> {
       auth: false,
     })
     if (!answer) {
-      // SPEC.md 8: an empty answer reloads the page; a server that keeps doing it gets a message, and
+      // An empty answer reloads the page; a server that keeps doing it gets a message, and
       // the button tries again.
       if (!reloadFor('code')) page.alert(emptyAnswerMessage)
       return false
