@@ -4,7 +4,7 @@ import { createRouter, RouterProvider } from '@tanstack/react-router'
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { onSessionEnded } from './lib/api.ts'
-import { clearDevice, isLoggedIn, refreshSession, watchForSignOutElsewhere } from './lib/session.ts'
+import { clearDevice, isLoggedIn, watchForSignOutElsewhere } from './lib/session.ts'
 import { routeTree } from './routeTree.gen.ts'
 import './styles.css'
 
@@ -23,7 +23,7 @@ function signedOut() {
 
 onSessionEnded(signedOut)
 watchForSignOutElsewhere(signedOut)
-if (isLoggedIn()) void refreshSession()
+if (isLoggedIn()) void import('./lib/session-check.ts').then(({ refreshSession }) => refreshSession())
 
 const root = document.getElementById('root')
 if (!root) throw new Error('index.html has no #root element')

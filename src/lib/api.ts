@@ -48,8 +48,7 @@ export class SessionEndedError extends Error {
 /** The session a request belonged to ended on this device while it ran: its answer is dropped. */
 export class StaleSessionError extends Error {
   constructor() {
-    super('로그아웃되어 요청을 멈췄습니다.')
-    this.name = 'StaleSessionError'
+    super('session ended')
   }
 }
 
@@ -59,7 +58,6 @@ export const emptyAnswerMessage = '서버가 빈 응답을 보냈습니다. 잠�
 export class EmptyAnswerError extends Error {
   constructor() {
     super(emptyAnswerMessage)
-    this.name = 'EmptyAnswerError'
   }
 }
 
@@ -82,18 +80,6 @@ export interface ApiRequest {
   ifNoneMatch?: string
 }
 
-/** Both signals in one: aborted when either is. */
-function eitherSignal(first: AbortSignal | undefined, second: AbortSignal): AbortSignal {
-  if (!first) return second
-  if (typeof AbortSignal.any === 'function') return AbortSignal.any([first, second])
-  const both = new AbortController()
-  const abort = () => both.abort()
-  if (first.aborted || second.aborted) abort()
-  first.addEventListener('abort', abort, { once: true })
-  second.addEventListener('abort', abort, { once: true })
-  return both.signal
-}
-
 /**
  * One fetch. `session` is the signal of the session the request belongs to (signed-in calls and the
  * token exchange); public calls, such as the logout call itself, belong to none and are not aborted.
@@ -113,7 +99,12 @@ async function send(
       method: init.method ?? 'GET',
       headers,
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
-      signal: session ? eitherSignal(init.signal, session) : init.signal,
+      // Both signals where the browser can combine them (AbortSignal.any); else the session's, which a
+      // caller's own abort then does not stop (its answer is still dropped by whoever asked).
+      signal:
+        session && init.signal && AbortSignal.any
+          ? AbortSignal.any([init.signal, session])
+          : (session ?? init.signal),
       keepalive: init.keepalive,
     })
   } catch (error) {
@@ -174,15 +165,15 @@ async function exchange(stale: string | undefined, generation: number): Promise<
     undefined,
     sessionSignal(),
   )
-  if (!isCurrentGeneration(generation)) throw new StaleSessionError()
+  // (An answer for a session that ended meanwhile is dropped by request(), whatever it is.)
   if (response.status === 400 || response.status === 401 || response.status === 403)
     throw new SessionEndedError()
   if (!response.ok) throw await errorOf(response)
   const text = await response.text()
-  if (!isCurrentGeneration(generation)) throw new StaleSessionError()
   if (!text.trim()) {
-    // SPEC.md 4: when the exchange returns nothing, the page reloads; once a minute at most.
-    if (reloadFor('token-exchange-empty')) throw new Error(refreshFailedMessage)
+    if (!isCurrentGeneration(generation)) throw new StaleSessionError()
+    // When the exchange returns nothing, the page reloads; once a minute at most.
+    if (reloadFor('token')) throw new Error(refreshFailedMessage)
     throw new EmptyAnswerError()
   }
   let token: Partial<SignAnswer['token']> | undefined
@@ -193,8 +184,14 @@ async function exchange(stale: string | undefined, generation: number): Promise<
   }
   if (!token?.access || !token.refresh) throw new SessionEndedError()
   // A logout in another tab removed the cookies while the exchange ran: writing the new pair would
-  // sign this device in again behind that logout's back.
-  if (getRefreshToken() !== refresh) throw new SessionEndedError()
+  // sign this device in again behind that logout's back. (Replaced rather than removed, another tab
+  // refreshed meanwhile: its pair stays.)
+  const stored = getRefreshToken()
+  if (stored !== refresh) {
+    const access = getAccessToken()
+    if (stored && access) return access
+    throw new SessionEndedError()
+  }
   if (!setTokens({ access: token.access, refresh: token.refresh }, generation)) throw new StaleSessionError()
   return token.access
 }
@@ -221,9 +218,8 @@ export async function request(path: string, init: ApiRequest = {}): Promise<Resp
       fresh = await refreshAccessToken(access)
       stillCurrent()
     } catch (error) {
-      if (error instanceof StaleSessionError || !isCurrentGeneration(generation)) {
-        throw new StaleSessionError()
-      }
+      // (The refresh belongs to this request's session: it is stale exactly when that session ended.)
+      if (!isCurrentGeneration(generation)) throw new StaleSessionError()
       console.error(error)
       if (error instanceof SessionEndedError) sessionEnded()
       throw error

@@ -64,8 +64,9 @@ export const restored: Promise<void> = persistQueryClient({
   queryClient,
   persister,
   maxAge: keptFor,
-  // The second part names the shape of the kept data ({ buckets, etag }); a copy of another shape is dropped.
-  buster: `${__APP_VERSION__}+usage-2`,
+  // The second part numbers the shape of the kept data (2: { buckets, etag }); a copy of another shape
+  // is dropped.
+  buster: `${__APP_VERSION__}+2`,
   dehydrateOptions: {
     shouldDehydrateQuery: (query) => query.queryKey[0] === 'usage' && query.state.status === 'success',
   },

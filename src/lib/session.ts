@@ -4,19 +4,9 @@
 import { create } from 'zustand'
 import { persist } from 'zustand/middleware'
 import type { ProfileAnswer, Store, User } from '../../contract/api.ts'
-import {
-  ApiError,
-  EmptyAnswerError,
-  emptyAnswerMessage,
-  endSessionHere,
-  OfflineError,
-  requestJson,
-  SessionEndedError,
-  StaleSessionError,
-} from './api.ts'
-import { reloadFor } from './page.ts'
-import { clearProblem, showProblem } from './problem.ts'
-import { getRefreshToken, isSessionCurrent, removeTokens, sessionGeneration } from './tokens.ts'
+import { requestJson } from './api.ts'
+import { clearProblem } from './problem.ts'
+import { getRefreshToken, isSessionCurrent, removeTokens } from './tokens.ts'
 
 interface UserState {
   user: User | null
@@ -61,8 +51,8 @@ export const useStoreStore = create<StoreState>()(
 export const isLoggedIn = () => useUserStore.getState().isLoggedIn
 
 /**
- * Takes in a fetched profile. At sign-in the first store is selected (SPEC.md 4); when the session is
- * refreshed the owner's selection is kept if the store is still theirs (DECISIONS.md). A profile
+ * Takes in a fetched profile. At sign-in the first store is selected; when the session is
+ * refreshed the owner's selection is kept if the store is still theirs. A profile
  * fetched for a session that has ended since (`startedIn` is the generation its fetch started in) is
  * dropped: false, and nothing written.
  */
@@ -112,53 +102,6 @@ export async function clearDevice() {
   await queryClient.cancelQueries()
   queryClient.clear()
   await Promise.all([persister.removeClient(), clearRuntimeCaches()])
-}
-
-/**
- * On start, a session the device remembers is checked against the server (SPEC.md 4). Offline, or
- * the server in trouble, it stays: only a server that says the sign-in is gone, or a user left with
- * no stores, ends it.
- */
-export async function refreshSession(): Promise<void> {
-  const startedIn = sessionGeneration()
-  const retry = () => {
-    clearProblem()
-    void refreshSession()
-  }
-  /** The sign-in is gone: forget it, then reload into the login screen, or show it without a reload. */
-  const signedOut = async () => {
-    await clearDevice()
-    if (!reloadFor('signed-out')) endSessionHere()
-  }
-  try {
-    const profile = await fetchProfile()
-    if (!isSessionCurrent(startedIn)) return
-    if (!profile) {
-      // SPEC.md 4: an empty profile reloads the page; a server that keeps doing it gets an error.
-      if (!reloadFor('profile-empty')) showProblem({ message: emptyAnswerMessage, retry })
-      return
-    }
-    if (profile.stores.length === 0) {
-      await signedOut()
-      return
-    }
-    if (applyProfile(profile, { keepSelection: true, startedIn })) clearProblem()
-  } catch (error) {
-    if (
-      error instanceof OfflineError ||
-      error instanceof SessionEndedError ||
-      error instanceof StaleSessionError ||
-      !isSessionCurrent(startedIn)
-    ) {
-      return
-    }
-    console.error(error)
-    if (error instanceof EmptyAnswerError) {
-      showProblem({ message: error.message, retry })
-    } else if (error instanceof ApiError && error.status < 500) {
-      await signedOut()
-    }
-  }
 }
 
 /**

@@ -2,7 +2,6 @@
 // not routes.)
 import { type ErrorComponentProps, Link } from '@tanstack/react-router'
 import { useDocumentTitle } from '../lib/document-title.ts'
-import { useProblem } from '../lib/problem.ts'
 
 export function RouteError({ error }: Pick<ErrorComponentProps, 'error'>) {
   return (
@@ -22,19 +21,5 @@ export function NotFound() {
       <p>주소가 바뀌었거나 없는 페이지입니다.</p>
       <Link to="/">처음 화면으로</Link>
     </main>
-  )
-}
-
-/** A problem the owner can act on (lib/problem.ts): its Korean message and a retry button. */
-export function ProblemNotice() {
-  const problem = useProblem((state) => state.problem)
-  if (!problem) return null
-  return (
-    <div className="app-problem" role="alert">
-      <p>{problem.message}</p>
-      <button type="button" className="retry-button" onClick={problem.retry}>
-        다시 시도
-      </button>
-    </div>
   )
 }

@@ -1,11 +1,10 @@
 import { createRootRoute, Outlet } from '@tanstack/react-router'
 import { UpdatePrompt } from '../pwa/update-prompt.tsx'
-import { NotFound, ProblemNotice, RouteError } from './-route-views.tsx'
+import { NotFound, RouteError } from './-route-views.tsx'
 
 export const Route = createRootRoute({
   component: () => (
     <>
-      <ProblemNotice />
       <Outlet />
       <UpdatePrompt />
     </>

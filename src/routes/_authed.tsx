@@ -4,6 +4,7 @@ import { LogoutButton } from '../features/auth/logout-button.tsx'
 import { StoreSwitcher } from '../features/stores/store-switcher.tsx'
 import { queryClient } from '../lib/query-client.ts'
 import { guard } from './-guard.ts'
+import { ProblemNotice } from './-problem-notice.tsx'
 
 // The signed-in screens: their guard and their shared header.
 export const Route = createFileRoute('/_authed')({
@@ -24,6 +25,7 @@ function SignedInLayout() {
         </picture>
         <LogoutButton onLoggedOut={() => navigate({ to: '/', replace: true })} />
       </header>
+      <ProblemNotice />
       <QueryClientProvider client={queryClient}>
         <Outlet />
       </QueryClientProvider>

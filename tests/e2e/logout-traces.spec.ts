@@ -64,7 +64,8 @@ async function readableTraces(page: Page, urls: string[]) {
 
 async function expectNothingOfThePreviousUser(page: Page, urls: string[], secrets: string[]) {
   const traces = await readableTraces(page, urls)
-  expect(traces.httpCache).toEqual([])
+  // (The first characters of each are enough to see what was readable.)
+  expect(traces.httpCache.map((entry) => entry.slice(0, 300))).toEqual([])
   // Only the app itself stays: its precache.
   expect(traces.cacheStorage.filter((entry) => !entry.startsWith('workbox-precache'))).toEqual([])
   expect(traces.cacheStorage.filter((entry) => /\/api\/|\/images\//.test(entry))).toEqual([])

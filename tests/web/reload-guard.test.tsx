@@ -4,8 +4,9 @@ import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { emptyAnswerMessage } from '../../src/lib/api.ts'
 import { page, reloadFor, reloadGuardMs } from '../../src/lib/page.ts'
 import { useProblem } from '../../src/lib/problem.ts'
-import { refreshSession, useStoreStore, useUserStore } from '../../src/lib/session.ts'
-import { ProblemNotice } from '../../src/routes/-route-views.tsx'
+import { useStoreStore, useUserStore } from '../../src/lib/session.ts'
+import { refreshSession } from '../../src/lib/session-check.ts'
+import { ProblemNotice } from '../../src/routes/-problem-notice.tsx'
 import { fakeServer, json } from './fake-server.ts'
 
 let reload: ReturnType<typeof vi.spyOn>
@@ -19,23 +20,23 @@ beforeEach(() => {
 describe('the reload guard', () => {
   it('reloads once a minute at most per rule, remembered in session storage across the reload', () => {
     vi.useFakeTimers({ now: new Date('2026-11-23T06:00:00Z'), toFake: ['Date'] })
-    expect(reloadFor('profile-empty')).toBe(true)
-    expect(sessionStorage.getItem('reload-guard')).toContain('profile-empty')
-    expect(reloadFor('profile-empty')).toBe(false)
+    expect(reloadFor('profile')).toBe(true)
+    expect(sessionStorage.getItem('reload-guard')).toContain('profile')
+    expect(reloadFor('profile')).toBe(false)
     // Another rule has its own minute.
-    expect(reloadFor('token-exchange-empty')).toBe(true)
+    expect(reloadFor('token')).toBe(true)
     vi.setSystemTime(Date.now() + reloadGuardMs - 1)
-    expect(reloadFor('profile-empty')).toBe(false)
+    expect(reloadFor('profile')).toBe(false)
     vi.setSystemTime(Date.now() + 2)
-    expect(reloadFor('profile-empty')).toBe(true)
+    expect(reloadFor('profile')).toBe(true)
     expect(reload).toHaveBeenCalledTimes(3)
   })
 
   it('a clock set back does not let a rule reload again at once', () => {
     vi.useFakeTimers({ now: new Date('2026-11-23T06:00:00Z'), toFake: ['Date'] })
-    expect(reloadFor('sign-in-empty')).toBe(true)
+    expect(reloadFor('sign-in')).toBe(true)
     vi.setSystemTime(Date.now() - 30_000)
-    expect(reloadFor('sign-in-empty')).toBe(false)
+    expect(reloadFor('sign-in')).toBe(false)
   })
 
   it('where it cannot remember, it does not reload at all', () => {
@@ -45,7 +46,7 @@ describe('the reload guard', () => {
         throw new Error('QuotaExceededError')
       },
     })
-    expect(reloadFor('code-request-empty')).toBe(false)
+    expect(reloadFor('code')).toBe(false)
     expect(reload).not.toHaveBeenCalled()
   })
 

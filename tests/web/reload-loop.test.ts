@@ -6,7 +6,8 @@ import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { requestCode, signIn } from '../../src/features/auth/sign-in.ts'
 import { onSessionEnded, request } from '../../src/lib/api.ts'
 import { page } from '../../src/lib/page.ts'
-import { clearDevice, refreshSession, useStoreStore, useUserStore } from '../../src/lib/session.ts'
+import { clearDevice, useStoreStore, useUserStore } from '../../src/lib/session.ts'
+import { refreshSession } from '../../src/lib/session-check.ts'
 import { fakeServer } from './fake-server.ts'
 
 const empty = () => new Response(null, { status: 200 })

@@ -2,7 +2,8 @@ import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { onSessionEnded } from '../../src/lib/api.ts'
 import { page } from '../../src/lib/page.ts'
-import { clearDevice, refreshSession, useStoreStore, useUserStore } from '../../src/lib/session.ts'
+import { clearDevice, useStoreStore, useUserStore } from '../../src/lib/session.ts'
+import { refreshSession } from '../../src/lib/session-check.ts'
 import { fakeServer, json, offline } from './fake-server.ts'
 
 const user = { id: 1, name: '김사장', phone: '01012345678', image: null }

@@ -4,7 +4,7 @@ import { clearDevice } from '../../lib/session.ts'
 import { getRefreshToken } from '../../lib/tokens.ts'
 
 /**
- * SPEC.md 2: asks, tells, then forgets the session. The session ends on this device the moment the
+ * Asks, tells, then forgets the session. The session ends on this device the moment the
  * owner confirms, before the message is shown: every request still running for it is aborted and no
  * answer of it is taken in afterwards. The server is asked to end the sign-in too (a public call that
  * belongs to no session, so ending the session does not abort it); that may fail (offline, or a

@@ -13,7 +13,7 @@ export const isPhoneComplete = (phone: string) => /^[0-9]{10,11}$/.test(phoneDig
 export const isCodeComplete = (code: string) => /^[0-9]{4}$/.test(code.trim())
 
 /**
- * A call that fails shows the server's message and the page reloads (SPEC.md 8), once a minute at
+ * A call that fails shows the server's message and the page reloads, once a minute at
  * most; after that the form stays, and its button tries again. Without any answer (offline) there is
  * no message to show and nothing a reload would fix, so the form stays as it is.
  */
@@ -22,7 +22,7 @@ function failed(error: unknown) {
     page.alert(error.message)
   } else if (error instanceof ApiError) {
     page.alert(error.message)
-    reloadFor('sign-in-refused')
+    reloadFor('refused')
   } else {
     console.error(error)
     useUserStore.getState().setLoggedIn(false)
@@ -38,9 +38,9 @@ export async function requestCode(phone: string): Promise<boolean> {
       auth: false,
     })
     if (!answer) {
-      // SPEC.md 8: an empty answer reloads the page; a server that keeps doing it gets a message, and
+      // An empty answer reloads the page; a server that keeps doing it gets a message, and
       // the button tries again.
-      if (!reloadFor('code-request-empty')) page.alert(emptyAnswerMessage)
+      if (!reloadFor('code')) page.alert(emptyAnswerMessage)
       return false
     }
     return true
@@ -60,7 +60,7 @@ export async function signIn(phone: string, code: string): Promise<boolean> {
       auth: false,
     })
     if (!signed) {
-      if (!reloadFor('sign-in-empty')) page.alert(emptyAnswerMessage)
+      if (!reloadFor('sign-in')) page.alert(emptyAnswerMessage)
       return false
     }
     if (!setTokens(signed.token, startedIn)) return false
@@ -68,7 +68,7 @@ export async function signIn(phone: string, code: string): Promise<boolean> {
     if (!profile) {
       // Signed in without a profile to show: the tokens are not kept for a screen that cannot use them.
       await clearDevice()
-      if (!reloadFor('profile-empty')) page.alert(emptyAnswerMessage)
+      if (!reloadFor('profile')) page.alert(emptyAnswerMessage)
       return false
     }
     if (profile.stores.length === 0) {

@@ -21,14 +21,14 @@ const dayLabels = (year: number, month: number) =>
  * What the screen shows: the buckets of the selected store and year, and only those. Figures of
  * another store or year are never shown in their place: while they load there is a loading state,
  * and when they cannot be fetched the store's kept figures show with their time, or an honest empty
- * state. "Figures stay as they were" (SPEC.md 8) holds for the same store and year: a failed refetch
+ * state. "Figures stay as they were" holds for the same store and year: a failed refetch
  * keeps them. Offline, the figures kept on the device show with the time they were fetched; a period
  * never fetched is "not available".
  */
 function useShownBuckets(storeId: number, period: Period) {
   const query = useQuery(usageQuery(storeId, period.year))
   const online = useOnline()
-  // SPEC.md 8: a failed usage fetch is logged to the console.
+  // A failed usage fetch is logged to the console.
   useEffect(() => {
     if (query.error) console.error(query.error)
   }, [query.error])

@@ -1,0 +1,17 @@
+import { useProblem } from '../lib/problem.ts'
+/**
+ * A problem the owner can act on (lib/problem.ts), such as a server that keeps answering the session
+ * check empty: its Korean message and a retry button. Only signed-in screens check the session.
+ */
+export function ProblemNotice() {
+  const problem = useProblem((state) => state.problem)
+  if (!problem) return null
+  return (
+    <div className="app-problem" role="alert">
+      <p>{problem.message}</p>
+      <button type="button" className="retry-button" onClick={problem.retry}>
+        다시 시도
+      </button>
+    </div>
+  )
+}
