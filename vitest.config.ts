@@ -9,6 +9,8 @@ const postgres: TestProjectInlineConfiguration[] = process.env.DATABASE_URL
         test: {
           name: 'server:postgres',
           include: ['tests/server/**/*.test.ts'],
+          // Only about the embedded database, whatever TEST_DB says: once is enough.
+          exclude: ['tests/server/lock.test.ts', 'tests/server/snapshots.test.ts'],
           env: { TEST_DB: 'postgres' },
           globalSetup: ['tests/server/global-setup.ts'],
         },

@@ -16,8 +16,9 @@ async function main() {
   }
   const app = await buildApp({ config, database })
 
-  // The embedded database reaches the disk only through snapshots: one now (it may hold changes made
-  // by admin commands or a restore), then on the schedule and on shutdown.
+  // The embedded database surely reaches the disk only through snapshots: every SNAPSHOT_MINUTES
+  // (the first one whatever happened before this start, e.g. a kill -9 after changes), and on shutdown.
+  // None at start-up: it would hold up the first requests for the length of a dump.
   const snapshots = database.pglite ? new SnapshotSchedule(database.pglite, config.snapshots, app.log) : null
 
   let closing = false
@@ -44,10 +45,7 @@ async function main() {
   const port = typeof address === 'object' && address ? address.port : config.port
   const host = ['0.0.0.0', '::', 'localhost', '127.0.0.1'].includes(config.host) ? 'localhost' : config.host
   console.log(`Laundry sales dashboard listening on http://${host}:${port} (database: ${database.kind})`)
-  if (snapshots) {
-    snapshots.start()
-    await snapshots.takeIfChanged('start')
-  }
+  snapshots?.start()
 }
 
 main().catch((error: unknown) => {

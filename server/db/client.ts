@@ -104,12 +104,13 @@ function ownerHolds(file: string, owner: LockOwner): boolean {
 }
 
 function readLock(text: string): LockOwner {
+  // Written by an older version: the pid alone.
+  if (/^\d+$/.test(text)) return { pid: Number(text), start: null, boot: null }
   try {
     const { pid, start, boot } = JSON.parse(text) as Partial<LockOwner>
     return { pid: Number(pid), start: start ?? null, boot: boot ?? null }
   } catch {
-    // Written by an older version: the pid alone.
-    return { pid: Number(text), start: null, boot: null }
+    return { pid: Number.NaN, start: null, boot: null }
   }
 }
 

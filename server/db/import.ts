@@ -67,6 +67,9 @@ export async function importUsageCsv(
 ): Promise<ImportReport> {
   try {
     return await db.transaction(async (tx) => {
+      // The one index built here is on a temporary table; PostgreSQL's default 64 MB for building it
+      // would stay in the embedded database's memory for good.
+      await tx.execute(sql.raw("set local maintenance_work_mem = '8MB'"))
       await tx.execute(
         sql.raw(
           'create temp table import_rows (line integer not null, created_at timestamptz not null, ' +

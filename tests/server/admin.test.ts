@@ -103,6 +103,18 @@ describe('importing usage records from CSV', () => {
     expect(await usages2026()).toHaveLength(2)
   })
 
+  it('two imports of one file at the same time add it once (separate connections on PostgreSQL)', async () => {
+    await ownerWithStore()
+    const lines = ['createdAt,amount,id']
+    for (let n = 0; n < 3000; n++) lines.push(`2026-02-01T00:00:00Z,${1000 + n},c${n}`)
+    for (let n = 0; n < 3000; n++) lines.push(`2026-02-02 09:00:00,${1000 + (n % 7)}`)
+    const file = csvFile('concurrent.csv', lines.join('\n'))
+    const [a, b] = await Promise.all([admin('import', '1', file), admin('import', '1', file)])
+    const imported = [a, b].map((r) => Number(r.output.match(/imported (\d+)/)?.[1]))
+    expect(imported.reduce((x, y) => x + y)).toBe(6000)
+    expect(await usages2026()).toHaveLength(6000)
+  })
+
   it('without ids, keeps two identical rows of one file as two records, and still adds nothing the second time', async () => {
     await ownerWithStore()
     const file = csvFile(

@@ -24,6 +24,20 @@ describe('configuration', () => {
     )
   })
 
+  it('snapshots of the embedded database: every 15 minutes, 8 kept, in $DATA_DIR/snapshots unless told', () => {
+    expect(readConfig({ DATA_DIR: '/srv/laundry' }).snapshots).toEqual({
+      dir: '/srv/laundry/snapshots',
+      minutes: 15,
+      kept: 8,
+    })
+    expect(
+      readConfig({ SNAPSHOT_DIR: '/backup/laundry', SNAPSHOT_MINUTES: '5', SNAPSHOTS_KEPT: '30' }).snapshots,
+    ).toEqual({ dir: '/backup/laundry', minutes: 5, kept: 30 })
+    expect(() => readConfig({ SNAPSHOT_MINUTES: '0', SNAPSHOTS_KEPT: '0' })).toThrowError(
+      /SNAPSHOT_MINUTES="0".*\n.*SNAPSHOTS_KEPT="0"/s,
+    )
+  })
+
   it('refuses to start in production without JWT_SECRET', () => {
     expect(() => readConfig({ NODE_ENV: 'production' })).toThrowError(ConfigError)
     expect(() => readConfig({ NODE_ENV: 'production' })).toThrowError(/JWT_SECRET is required/)

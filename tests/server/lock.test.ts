@@ -60,6 +60,9 @@ describe('the lock of the embedded database', () => {
       await new Promise((resolve) => other.on('spawn', resolve))
       writeFileSync(lockFile, JSON.stringify({ pid, start: startTime(pid), boot: bootId }))
       await expect(openDatabase({ pgliteDir })).rejects.toThrow(`in use by process ${pid}`)
+      // An older version's lock, the pid alone, of a live process.
+      writeFileSync(lockFile, String(pid))
+      await expect(openDatabase({ pgliteDir })).rejects.toThrow(`in use by process ${pid}`)
       // The same pid started at another time is another process: the lock is stale.
       writeFileSync(lockFile, JSON.stringify({ pid, start: '1', boot: bootId }))
       await opens()
