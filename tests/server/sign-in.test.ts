@@ -149,7 +149,7 @@ describe('signing in', () => {
   })
 })
 
-describe('locking a phone after repeated failures', () => {
+describe('locking a client out of a phone after repeated failures', () => {
   // Many codes are requested and tried here; the request and attempt limits have tests of their own.
   sharedApp({ CODE_REQUESTS_PER_PHONE_PER_HOUR: '100', SIGN_ATTEMPTS_PER_IP_PER_HOUR: '1000' })
 
@@ -165,7 +165,7 @@ describe('locking a phone after repeated failures', () => {
     return last
   }
 
-  it('locks the phone for 30 minutes at the 10th consecutive failure, across codes', async () => {
+  it('locks the client out of the phone for 30 minutes at the 10th consecutive failure, across codes', async () => {
     const tenth = await fail(10)
     expect(tenth.statusCode).toBe(429)
     expect(tenth.headers['retry-after']).toBe(String(30 * 60))
