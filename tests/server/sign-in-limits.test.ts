@@ -278,3 +278,18 @@ describe('code requests per phone from all addresses', () => {
     expect((await requestCode(owner, ownerAddress)).statusCode).toBe(200)
   })
 })
+
+describe('code requests at the same moment', () => {
+  sharedApp()
+  it('take exactly the allowed slots, from one address and from many (separate connections on PostgreSQL)', async () => {
+    const fromOne = await Promise.all(Array.from({ length: 8 }, () => requestCode(owner, '198.51.100.200')))
+    expect(fromOne.filter((r) => r.statusCode === 200)).toHaveLength(5)
+    expect(fromOne.filter((r) => r.statusCode === 429)).toHaveLength(3)
+    const fromMany = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => requestCode(owner, `192.0.2.${i + 1}`)),
+    )
+    // 5 taken already: 25 more of the phone's 30 a day.
+    expect(fromMany.filter((r) => r.statusCode === 200)).toHaveLength(25)
+    expect(fromMany.filter((r) => r.statusCode === 429)).toHaveLength(15)
+  })
+})
