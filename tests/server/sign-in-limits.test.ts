@@ -255,6 +255,17 @@ describe('code requests per phone and client', () => {
   })
 })
 
+describe('code requests per phone from an IPv6 client', () => {
+  sharedApp()
+  it('count its whole /64 as one client', async () => {
+    for (let i = 1; i <= 5; i++) {
+      expect((await requestCode(owner, `2001:db8:9:9::${i.toString(16)}`)).statusCode).toBe(200)
+    }
+    expect((await requestCode(owner, '2001:db8:9:9:ffff::1')).statusCode).toBe(429)
+    expect((await requestCode(owner, '2001:db8:9:a::1')).statusCode).toBe(200)
+  })
+})
+
 describe('code requests per phone from all addresses', () => {
   sharedApp()
   it('allows 30 a day, then 429 with Retry-After for every address', async () => {
