@@ -11,9 +11,11 @@ import {
   listAccounts,
   listStores,
   type Role,
+  removeUser,
   revoke,
   setStoreImages,
   setUserImage,
+  signOutEverywhere,
   storeExists,
 } from './db/accounts.ts'
 import {
@@ -34,6 +36,9 @@ export const usage = `Usage: npm run admin -- <command>
   add-store <name> [--image <file>]...        add a store; the first image is its thumbnail
   grant <phone> <storeId> [--role owner|staff]   let a user see a store (default role: staff)
   revoke <phone> <storeId>                    take that away
+  sign-out <phone>                            end every sign-in of a user (running servers refuse
+                                              their tokens within 5 seconds)
+  remove-user <phone>                         delete a user, their store access and sign-ins
   import <storeId> <file.csv>                 import usage records: createdAt,amount[,id]
                                               (all or nothing; importing a file again adds nothing)
   restore <snapshot file>                     put a snapshot back as the embedded database
@@ -114,6 +119,19 @@ export async function runAdmin(argv: string[], { db, imageDir, print }: AdminCon
           ? `${phone} may no longer see store ${store}`
           : `${phone} could not see store ${store}; nothing changed`,
       )
+      return 0
+    }
+    case 'sign-out': {
+      const [phone] = args
+      if (!phone) throw new UsageError('sign-out needs <phone>')
+      print(`${phone}: ended ${await signOutEverywhere(db, phone)} sign-in(s)`)
+      return 0
+    }
+    case 'remove-user': {
+      const [phone] = args
+      if (!phone) throw new UsageError('remove-user needs <phone>')
+      await removeUser(db, phone)
+      print(`${phone} removed`)
       return 0
     }
     case 'import': {

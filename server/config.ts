@@ -25,7 +25,13 @@ const EnvSchema = Type.Object({
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
   CODE_TTL_SECONDS: Int(180, 30, 3600),
   CODE_MAX_TRIES: Int(5, 1, 100),
+  // Code requests for one phone: per requesting client in any hour and any 24 hours, and from all clients
+  // together in any 24 hours (the SMS cost of a number). One client must not be able to use the phone's
+  // whole day, or it could stop the owner elsewhere from asking: readConfig refuses settings where
+  // min(per client per day, per client per hour x 24) is not below the phone's daily cap.
   CODE_REQUESTS_PER_PHONE_PER_HOUR: Int(5, 1),
+  CODE_REQUESTS_PER_PHONE_PER_CLIENT_PER_DAY: Int(10, 1),
+  CODE_REQUESTS_PER_PHONE_PER_DAY: Int(30, 2),
   CODE_REQUESTS_PER_IP_PER_HOUR: Int(20, 1),
   SIGN_ATTEMPTS_PER_IP_PER_HOUR: Int(20, 1),
   SIGN_FAILURES_BEFORE_LOCK: Int(10, 1),
@@ -100,6 +106,15 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env) {
       'SMS_PROVIDER=webhook needs SMS_WEBHOOK_URL and SMS_WEBHOOK_SECRET (at least 16 characters).',
     )
   }
+  const oneClientCodesPerDay = Math.min(
+    env.CODE_REQUESTS_PER_PHONE_PER_CLIENT_PER_DAY,
+    env.CODE_REQUESTS_PER_PHONE_PER_HOUR * 24,
+  )
+  if (oneClientCodesPerDay >= env.CODE_REQUESTS_PER_PHONE_PER_DAY) {
+    throw new ConfigError(
+      `CODE_REQUESTS_PER_PHONE_PER_DAY=${env.CODE_REQUESTS_PER_PHONE_PER_DAY} must be more than one client can ask for a phone in a day (${oneClientCodesPerDay}: the lower of CODE_REQUESTS_PER_PHONE_PER_CLIENT_PER_DAY and CODE_REQUESTS_PER_PHONE_PER_HOUR x 24), or one client could stop the owner from asking.`,
+    )
+  }
   const trustProxy = parseTrustProxy(env.TRUST_PROXY)
   if (trustProxy === undefined) {
     throw new ConfigError(
@@ -137,6 +152,8 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env) {
       codeTtlSeconds: env.CODE_TTL_SECONDS,
       codeMaxTries: env.CODE_MAX_TRIES,
       codeRequestsPerPhonePerHour: env.CODE_REQUESTS_PER_PHONE_PER_HOUR,
+      codeRequestsPerPhonePerClientPerDay: env.CODE_REQUESTS_PER_PHONE_PER_CLIENT_PER_DAY,
+      codeRequestsPerPhonePerDay: env.CODE_REQUESTS_PER_PHONE_PER_DAY,
       codeRequestsPerIpPerHour: env.CODE_REQUESTS_PER_IP_PER_HOUR,
       signAttemptsPerIpPerHour: env.SIGN_ATTEMPTS_PER_IP_PER_HOUR,
       signFailuresBeforeLock: env.SIGN_FAILURES_BEFORE_LOCK,

@@ -1,8 +1,8 @@
 // Users, stores and who may see which store: what `npm run admin` changes, and what tests set up.
-import { and, asc, eq, sql } from 'drizzle-orm'
+import { and, asc, eq, isNull, sql } from 'drizzle-orm'
 import { normalizePhone } from '../phone.ts'
 import type { Db } from './client.ts'
-import { memberships, stores, users } from './schema.ts'
+import { memberships, signIns, stores, users } from './schema.ts'
 
 export type Role = 'owner' | 'staff'
 
@@ -86,4 +86,24 @@ export function listStores(db: Db) {
     .select({ id: stores.id, name: stores.name, images: stores.images })
     .from(stores)
     .orderBy(asc(stores.id))
+}
+
+/**
+ * Ends every sign-in of a user: refresh tokens at once, access tokens on each running server within
+ * its sign-in check interval (signInCheckMs). Returns how many were live.
+ */
+export async function signOutEverywhere(db: Db, phone: string, at = new Date()) {
+  const userId = await userIdOf(db, phone)
+  const ended = await db
+    .update(signIns)
+    .set({ revokedAt: at })
+    .where(and(eq(signIns.userId, userId), isNull(signIns.revokedAt)))
+    .returning({ id: signIns.id })
+  return ended.length
+}
+
+/** Deletes a user with their memberships and sign-ins (which ends their tokens as sign-out does). */
+export async function removeUser(db: Db, phone: string) {
+  const userId = await userIdOf(db, phone)
+  await db.delete(users).where(eq(users.id, userId))
 }

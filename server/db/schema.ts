@@ -69,15 +69,22 @@ export const usages = pgTable(
   ],
 )
 
-/** The one live sign-in code of a phone; a new request replaces it. Only the client that asked for it may use it. */
-export const loginCodes = pgTable('login_codes', {
-  phone: text('phone').primaryKey(),
-  codeHash: text('code_hash').notNull(),
-  expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
-  tries: integer('tries').notNull().default(0),
-  /** The requesting client (clientKey: an IPv4 address or an IPv6 /64). */
-  clientKey: text('client_key').notNull().default(''),
-})
+/**
+ * The live sign-in code of a phone for each client that asked for one (clientKey: an IPv4 address or an
+ * IPv6 /64). A new request replaces only that client's code, and only that client may use it, so a request
+ * from elsewhere never ends the owner's code.
+ */
+export const loginCodes = pgTable(
+  'login_codes',
+  {
+    phone: text('phone').notNull(),
+    codeHash: text('code_hash').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    tries: integer('tries').notNull().default(0),
+    clientKey: text('client_key').notNull().default(''),
+  },
+  (table) => [primaryKey({ columns: [table.phone, table.clientKey] })],
+)
 
 /**
  * Consecutive failed sign-ins of a phone from one client (clientKey), across codes, and the lock they

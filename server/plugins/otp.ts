@@ -1,18 +1,28 @@
 // One-time sign-in codes. A code is 4 digits from a cryptographic source, stored only as an HMAC bound
-// to its phone, valid CODE_TTL_SECONDS, single use, replaced by a newer request, ended by
-// CODE_MAX_TRIES wrong tries, and usable only from the client (clientKey) that requested it.
+// to its phone, valid CODE_TTL_SECONDS, single use, ended by CODE_MAX_TRIES wrong tries, and usable
+// only from the client (clientKey: an IPv4 address or an IPv6 /64) that requested it. Each client has
+// its own live code for a phone: a newer request replaces that client's code only, never the code the
+// owner asked for from elsewhere.
 //
 // Limits, all counted in the database and so shared by every instance:
+// - a client asks for codes for one phone at most CODE_REQUESTS_PER_PHONE_PER_HOUR times in any hour
+//   and CODE_REQUESTS_PER_PHONE_PER_CLIENT_PER_DAY times in any 24 hours, and for any numbers at most
+//   CODE_REQUESTS_PER_IP_PER_HOUR times an hour;
+// - a phone gets at most CODE_REQUESTS_PER_PHONE_PER_DAY codes in any 24 hours from all clients
+//   together (the SMS cost of a number). The configuration keeps it above what one client may ask
+//   for (10 < 30 by default), so one client alone can never stop the owner elsewhere from asking;
+//   a refused request takes no slot anywhere;
 // - a client makes at most SIGN_ATTEMPTS_PER_IP_PER_HOUR sign-in attempts, whatever the numbers;
-// - an attempt from a client other than the code's requester is refused like a missing code, without
-//   comparing: it is no guess, and it neither spends the code's tries nor counts toward any lock, so
+// - an attempt from a client with no live code of its own for the phone is refused like a missing
+//   code, without comparing: it is no guess, and it neither spends the code's tries nor counts toward any lock, so
 //   someone who never received the code cannot end it or lock its owner out;
 // - every SIGN_FAILURES_BEFORE_LOCK consecutive failures of a phone from one client lock that client
 //   out of that phone, LOCK_MINUTES the first time and twice as long each time after, at most
 //   LOCK_MAX_HOURS: the owner elsewhere is not locked out by them;
 // - a phone answers no attempts from anyone once SIGN_FAILURES_PER_PHONE_PER_DAY failures (from all
 //   clients together) fall within 24 hours: the bound on guesses against one account, whatever the
-//   number of addresses the guesser has. One client alone, held by its locks, cannot reach it.
+//   number of addresses the guesser has. One client alone cannot reach it: its locks hold it to 60
+//   failures a day, and its codes to CODE_MAX_TRIES x its daily codes (5 x 10 = 50) by default.
 //
 // Unregistered numbers are answered exactly like registered ones, and get a code row too (never
 // sent), so neither the answer nor a later sign-in attempt tells whether a number is registered.
@@ -92,7 +102,13 @@ export function createOtp(db: Db, secret: string, now: () => Date, limits: Confi
           at,
           [
             { key: `code:ip:${client}`, limit: limits.codeRequestsPerIpPerHour },
-            { key: `code:phone:${phone}`, limit: limits.codeRequestsPerPhonePerHour },
+            { key: `code:phone:${phone}:${client}`, limit: limits.codeRequestsPerPhonePerHour },
+            {
+              key: `code:phone-day:${phone}:${client}`,
+              limit: limits.codeRequestsPerPhonePerClientPerDay,
+              windowMs: dayMs,
+            },
+            { key: `code:phone-day:${phone}`, limit: limits.codeRequestsPerPhonePerDay, windowMs: dayMs },
           ],
           messages.tooManyCodes,
         )
@@ -104,7 +120,10 @@ export function createOtp(db: Db, secret: string, now: () => Date, limits: Confi
           tries: 0,
           clientKey: client,
         }
-        await tx.insert(loginCodes).values(row).onConflictDoUpdate({ target: loginCodes.phone, set: row })
+        await tx
+          .insert(loginCodes)
+          .values(row)
+          .onConflictDoUpdate({ target: [loginCodes.phone, loginCodes.clientKey], set: row })
         const [found] = await tx.select({ id: users.id }).from(users).where(eq(users.phone, phone))
         return found
       })
@@ -131,24 +150,25 @@ export function createOtp(db: Db, secret: string, now: () => Date, limits: Confi
         await lockKey(tx, `sign:${phone}`)
         const { lock, seconds } = await lockedFor(tx, phone, client, at)
         if (seconds > 0) return { error: new ApiError(429, messages.phoneLocked, seconds) }
-        const [live] = await tx.select().from(loginCodes).where(eq(loginCodes.phone, phone))
-        if (!live || live.expiresAt <= at || live.clientKey !== client)
-          return { error: new ApiError(401, messages.codeExpired) }
+        // Only the code this client asked for; another client's code is never compared.
+        const ownCode = and(eq(loginCodes.phone, phone), eq(loginCodes.clientKey, client))
+        const [live] = await tx.select().from(loginCodes).where(ownCode)
+        if (!live || live.expiresAt <= at) return { error: new ApiError(401, messages.codeExpired) }
 
         const matches = timingSafeEqual(hashCode(phone, code), Buffer.from(live.codeHash, 'hex'))
         const [user] = matches
           ? await tx.select({ id: users.id }).from(users).where(eq(users.phone, phone))
           : []
         if (user) {
-          await tx.delete(loginCodes).where(eq(loginCodes.phone, phone))
+          await tx.delete(loginCodes).where(ownCode)
           await tx
             .delete(phoneLocks)
             .where(and(eq(phoneLocks.phone, phone), eq(phoneLocks.clientKey, client)))
           return { userId: user.id }
         }
         const tries = live.tries + 1
-        if (tries >= limits.codeMaxTries) await tx.delete(loginCodes).where(eq(loginCodes.phone, phone))
-        else await tx.update(loginCodes).set({ tries }).where(eq(loginCodes.phone, phone))
+        if (tries >= limits.codeMaxTries) await tx.delete(loginCodes).where(ownCode)
+        else await tx.update(loginCodes).set({ tries }).where(ownCode)
         const lockSeconds = await countFailure(tx, phone, client, at, lock)
         if (lockSeconds > 0) return { error: new ApiError(429, messages.phoneLocked, lockSeconds) }
         return { error: new ApiError(401, messages.wrongCode) }

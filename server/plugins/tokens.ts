@@ -103,7 +103,9 @@ export function createTokens(db: Db, secret: string, now: () => Date, limits: Co
   /** Whether a sign-in is live: from memory when read less than signInCheckMs ago, else one primary-key read. */
   async function signInLive(familyId: string, at: Date): Promise<boolean> {
     const state = signInStates.get(familyId)
-    if (state && (!state.live || at.getTime() - state.checkedAt < signInCheckMs)) return state.live
+    // A clock set back (negative age) makes the state stale rather than trusted for longer.
+    const age = state ? at.getTime() - state.checkedAt : -1
+    if (state && (!state.live || (age >= 0 && age < signInCheckMs))) return state.live
     const [row] = await db
       .select({ expiresAt: signIns.expiresAt, revokedAt: signIns.revokedAt })
       .from(signIns)

@@ -21,6 +21,8 @@ export default async function globalSetup() {
     // The tests sign in many times from one address; the limits themselves are tested on the server.
     env: {
       CODE_REQUESTS_PER_PHONE_PER_HOUR: '1000',
+      CODE_REQUESTS_PER_PHONE_PER_CLIENT_PER_DAY: '1000',
+      CODE_REQUESTS_PER_PHONE_PER_DAY: '1001',
       CODE_REQUESTS_PER_IP_PER_HOUR: '1000',
       SIGN_ATTEMPTS_PER_IP_PER_HOUR: '1000',
     },

@@ -78,6 +78,36 @@ describe('npm run admin', () => {
     await expect(admin('grant', owner, '7')).rejects.toThrow(/no store 7/)
     await expect(admin('fly')).rejects.toThrow(/unknown command: fly/)
   })
+
+  it('sign-out ends every sign-in of a user, and remove-user deletes the user: their tokens stop working', async () => {
+    await admin('add-user', owner, '김사장')
+    const phone = await signIn(current.app, sms, owner)
+    const laptop = await signIn(current.app, sms, owner)
+    expect((await admin('sign-out', owner)).output).toBe('01012345678: ended 2 sign-in(s)')
+    for (const pair of [phone, laptop]) {
+      const profile = await current.app.inject({
+        method: 'GET',
+        url: '/api/v0/user',
+        headers: bearer(pair.access),
+      })
+      expect(profile.statusCode).toBe(401)
+      const rotated = await current.app.inject({
+        method: 'GET',
+        url: `/api/v0/user/sign?token=${pair.refresh}`,
+      })
+      expect(rotated.statusCode).toBe(401)
+    }
+
+    const again = await signIn(current.app, sms, owner)
+    expect((await admin('remove-user', owner)).output).toBe('01012345678 removed')
+    await expect(current.app.tokens.verifyAccess(again.access)).rejects.toMatchObject({ statusCode: 401 })
+    const rotated = await current.app.inject({
+      method: 'GET',
+      url: `/api/v0/user/sign?token=${again.refresh}`,
+    })
+    expect(rotated.statusCode).toBe(401)
+    expect((await admin('list')).output).not.toContain(owner)
+  })
 })
 
 describe('importing usage records from CSV', () => {

@@ -18,6 +18,8 @@ ALTER TABLE "refresh_tokens" DROP COLUMN "user_id";--> statement-breakpoint
 ALTER TABLE "refresh_tokens" DROP COLUMN "expires_at";--> statement-breakpoint
 ALTER TABLE "refresh_tokens" DROP COLUMN "revoked_at";--> statement-breakpoint
 ALTER TABLE "login_codes" ADD COLUMN "client_key" text DEFAULT '' NOT NULL;--> statement-breakpoint
+ALTER TABLE "login_codes" DROP CONSTRAINT "login_codes_pkey";--> statement-breakpoint
+ALTER TABLE "login_codes" ADD CONSTRAINT "login_codes_phone_client_key_pk" PRIMARY KEY("phone","client_key");--> statement-breakpoint
 ALTER TABLE "phone_locks" ADD COLUMN "client_key" text DEFAULT '' NOT NULL;--> statement-breakpoint
 ALTER TABLE "phone_locks" DROP CONSTRAINT "phone_locks_pkey";--> statement-breakpoint
 ALTER TABLE "phone_locks" ADD CONSTRAINT "phone_locks_phone_client_key_pk" PRIMARY KEY("phone","client_key");
