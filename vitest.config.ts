@@ -27,6 +27,7 @@ export default defineConfig({
         test: {
           name: 'server:pglite',
           include: ['tests/server/**/*.test.ts'],
+          exclude: ['tests/server/**/*.postgres.test.ts'],
           env: { TEST_DB: 'pglite' },
           globalSetup: ['tests/server/global-setup.ts'],
         },

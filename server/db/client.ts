@@ -196,6 +196,9 @@ function damagedMessage(pgliteDir: string, cause: unknown, snapshotDir: string |
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   if ('databaseUrl' in target) {
     const pool = new pg.Pool({ connectionString: target.databaseUrl, max: 10 })
+    // An idle connection the database ends (a restart, a failover) is reported here; unheard, it would
+    // be an uncaught exception that stops the server. The pool drops it and connects anew when needed.
+    pool.on('error', (error) => console.error(`PostgreSQL connection lost: ${error.message}`))
     const db = drizzlePostgres({ client: pool, schema })
     await migratePostgres(db, { migrationsFolder })
     return { db, kind: 'postgres', pglite: null, close: () => pool.end() }
