@@ -9,6 +9,7 @@ import type { Config } from './config.ts'
 import type { Database } from './db/client.ts'
 import { ApiError, handleClientError, handleError, messages, serializeError } from './errors.ts'
 import { createOtp, type Otp } from './plugins/otp.ts'
+import { sweepOldEvents } from './plugins/rate-limits.ts'
 import { type SmsRetry, type SmsSender, smsFromConfig, smsOutbox } from './plugins/sms.ts'
 import { createTokens, jwtSecret, type Tokens } from './plugins/tokens.ts'
 import { web } from './plugins/web.ts'
@@ -108,6 +109,9 @@ const contentSecurityPolicy = {
   },
 }
 
+/** How often old rate-limit events are deleted. */
+const sweepEveryMs = 60 * 60 * 1000
+
 export async function buildApp({
   config,
   database,
@@ -149,6 +153,14 @@ export async function buildApp({
   app.decorateRequest('userId', 0)
   // Codes in flight are sent (or given up on, within smsRetry.closeWaitMs) before the database closes.
   app.addHook('onClose', () => outbox.close())
+  // Every instance sweeps; a sweep another instance already made deletes nothing.
+  const sweep = () =>
+    sweepOldEvents(database.db, now()).catch((error: unknown) =>
+      app.log.error({ err: error }, 'sweep failed'),
+    )
+  const sweeper = setInterval(sweep, sweepEveryMs).unref()
+  app.addHook('onReady', sweep)
+  app.addHook('onClose', () => clearInterval(sweeper))
   app.addHook('onClose', () => database.close())
   app.setErrorHandler(handleError)
   app.addHook('onRoute', declareCommonStatuses)

@@ -1,7 +1,7 @@
 // Sliding one-hour windows counted in the database (table rate_events), so that every server
 // instance sharing the database shares the counts.
 
-import { and, asc, count, eq, gt, lte, sql } from 'drizzle-orm'
+import { and, asc, count, eq, gt, lt, lte, sql } from 'drizzle-orm'
 import ipaddr from 'ipaddr.js'
 import type { Db } from '../db/client.ts'
 import { rateEvents } from '../db/schema.ts'
@@ -18,6 +18,8 @@ export interface Window {
 
 export const hourMs = 60 * 60 * 1000
 export const dayMs = 24 * hourMs
+/** The longest window any limit counts over: an event older than this counts for nothing. */
+export const longestWindowMs = dayMs
 
 /** Serialises transactions on one key (a phone, an address) across connections and instances. */
 export const lockKey = (tx: Tx, key: string) =>
@@ -65,6 +67,14 @@ export async function slotWait(tx: Tx, now: Date, window: Window) {
 export async function recordEvent(tx: Tx, now: Date, key: string) {
   await lockKey(tx, `rate:${key}`)
   await tx.insert(rateEvents).values({ key, at: now })
+}
+
+/**
+ * Deletes the events no window can count any more. A key is swept when it is checked again, but most
+ * keys (one per client address, per phone and address) never are: without this the table only grows.
+ */
+export async function sweepOldEvents(db: Db, now: Date) {
+  await db.delete(rateEvents).where(lt(rateEvents.at, new Date(now.getTime() - longestWindowMs)))
 }
 
 /**

@@ -5,7 +5,7 @@
 import { sql } from 'drizzle-orm'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Database } from '../../server/db/client.ts'
+import { type Database, queryRows } from '../../server/db/client.ts'
 import { openTestDatabase } from './test-app.ts'
 
 describe('the PostgreSQL pool', () => {
@@ -21,21 +21,19 @@ describe('the PostgreSQL pool', () => {
     process.on('uncaughtException', record)
     try {
       await database.db.execute(sql`select 1`)
-      const [{ name }] = (await database.db.execute(sql`select current_database() as name`)).rows as {
-        name: string
-      }[]
+      const [current] = await queryRows<{ name: string }>(database.db, sql`select current_database() as name`)
       const admin = new pg.Client({ connectionString: process.env.DATABASE_URL })
       await admin.connect()
       const ended = await admin.query(
         'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
-        [name],
+        [current?.name],
       )
       await admin.end()
       expect(ended.rowCount).toBeGreaterThan(0)
       await new Promise((resolve) => setTimeout(resolve, 200))
       expect(uncaught).toEqual([])
-      const answer = (await database.db.execute(sql`select 2 as two`)).rows as { two: number }[]
-      expect(answer[0]?.two).toBe(2)
+      const [answer] = await queryRows<{ two: number }>(database.db, sql`select 2 as two`)
+      expect(answer?.two).toBe(2)
     } finally {
       process.off('uncaughtException', record)
     }
