@@ -1,6 +1,6 @@
 // Opens the database: PGlite in DATA_DIR by default (or in memory for tests), PostgreSQL when
 // DATABASE_URL is set. Both get the same Drizzle schema and the same migrations.
-import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PGlite } from '@electric-sql/pglite'
@@ -167,6 +167,7 @@ export async function checkDatabase(client: PGlite) {
     'phone_locks',
     'rate_events',
     'refresh_tokens',
+    'sign_ins',
   ]) {
     await client.query(`select count(*) from ${table}`)
   }
@@ -207,12 +208,17 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   if (target.pgliteDir) {
     mkdirSync(path.dirname(target.pgliteDir), { recursive: true, mode: 0o700 })
     unlock = lockDirectory(target.pgliteDir)
+    try {
+      if (!target.loadDataDir) refuseInterruptedRestore(target.pgliteDir)
+    } catch (error) {
+      unlock()
+      throw error
+    }
   }
   let client: PGlite | undefined
   try {
     client = await PGlite.create({ dataDir: target.pgliteDir ?? undefined, loadDataDir: target.loadDataDir })
-    const db = drizzlePglite({ client, schema })
-    await migratePglite(db, { migrationsFolder })
+    const db = await migrateEmbedded(client)
     await checkDatabase(client)
     // PGlite writes the files of a new database world-writable; they hold a business's records.
     if (target.pgliteDir) ownerOnly(target.pgliteDir)
@@ -230,6 +236,32 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
       cause: error,
     })
   }
+}
+
+/** Brings an embedded database's schema up to date; the server, the admin commands and a restore use it. */
+export async function migrateEmbedded(client: PGlite) {
+  const db = drizzlePglite({ client, schema })
+  await migratePglite(db, { migrationsFolder })
+  return db
+}
+
+/**
+ * A restore swaps two folders by renaming; a crash between the two renames leaves no database but the
+ * restored one beside it (or the replaced one kept aside). Starting then would create an empty database
+ * (with demo data): say what happened instead.
+ */
+function refuseInterruptedRestore(pgliteDir: string) {
+  if (existsSync(pgliteDir)) return
+  const base = path.basename(pgliteDir)
+  const leftovers = readdirSync(path.dirname(pgliteDir)).filter(
+    (name) => name === `${base}.restoring` || name.startsWith(`${base}.before-restore-`),
+  )
+  if (leftovers.length === 0) return
+  throw new DatabaseDamagedError(
+    `The embedded database ${pgliteDir} is missing and ${leftovers.join(', ')} lies beside it: a restore ` +
+      'was interrupted. Run the restore again (npm run admin -- restore <snapshot file>), or rename the ' +
+      'folder you want back to its place; nothing was deleted.',
+  )
 }
 
 /** Rows of a raw SQL query; the two drivers wrap them alike, this hides the difference in types. */

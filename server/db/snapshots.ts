@@ -13,7 +13,7 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web'
 import { createGzip, gunzipSync } from 'node:zlib'
 import { PGlite } from '@electric-sql/pglite'
 import { ownerOnly } from '../files.ts'
-import { checkDatabase, lockDirectory } from './client.ts'
+import { checkDatabase, lockDirectory, migrateEmbedded } from './client.ts'
 
 const namePattern = /^pglite-(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})Z\.tar\.gz$/
 
@@ -112,8 +112,11 @@ export async function writeSnapshot(
   await rename(temporary, file)
   await fsyncPath(dir)
 
+  // The snapshot just written always stays, even when the clock was set back and older ones carry
+  // later times in their names; of the others, the newest by name are kept.
   const removed = listSnapshots(dir)
-    .slice(kept)
+    .filter((old) => old.file !== file)
+    .slice(kept - 1)
     .map((old) => old.file)
   for (const old of removed) await unlink(old)
   if (removed.length > 0) await fsyncPath(dir)
@@ -201,7 +204,10 @@ export async function restoreSnapshot(file: string, pgliteDir: string, now = new
     let client: PGlite | undefined
     try {
       client = await PGlite.create({ dataDir: restoring, loadDataDir: new Blob([tar]) })
+      await migrateEmbedded(client)
       await checkDatabase(client)
+      // Sign-ins ended after the snapshot was taken (logouts, revocations) would live again: end them all.
+      await client.query('update sign_ins set revoked_at = now() where revoked_at is null')
     } catch (error) {
       await client?.close().catch(() => {})
       await rm(restoring, { recursive: true, force: true })

@@ -137,6 +137,64 @@ describe('snapshots of the embedded database', () => {
     }
   }, 90_000)
 
+  it('keeps the snapshot just written when the clock was set back and older ones carry later names', async () => {
+    const { snapshotDir, database } = await newDatabase()
+    try {
+      for (const day of ['24', '25']) {
+        await writeSnapshot(
+          pglite(database),
+          { dir: snapshotDir, kept: 2 },
+          new Date(`2026-11-${day}T00:00:00Z`),
+        )
+      }
+      // The clock is corrected back by days: the new snapshot sorts oldest by name.
+      await addUser(database.db, { phone: '01055556666', name: '셋' })
+      const { file, removed } = await writeSnapshot(
+        pglite(database),
+        { dir: snapshotDir, kept: 2 },
+        new Date('2026-11-20T00:00:00Z'),
+      )
+      expect(removed).not.toContain(file)
+      expect(listSnapshots(snapshotDir).map((s) => s.file)).toContain(file)
+      expect(listSnapshots(snapshotDir)).toHaveLength(2)
+    } finally {
+      await database.close()
+    }
+  }, 60_000)
+
+  it('a restore ends every sign-in: logouts made after the snapshot must not come back to life', async () => {
+    const { pgliteDir, snapshotDir, database } = await newDatabase()
+    let open: Database | null = database
+    try {
+      const userId = await addUser(database.db, { phone: '01011112222', name: '하나' })
+      await database.db.execute(
+        sql`insert into sign_ins (id, user_id, expires_at) values ('live-at-snapshot', ${userId}, now() + interval '14 days')`,
+      )
+      const { file } = await writeSnapshot(pglite(database), { dir: snapshotDir, kept: 3 })
+      await database.close()
+      open = null
+      await restoreSnapshot(file, pgliteDir)
+      open = await openDatabase({ pgliteDir })
+      const live = await queryRows<{ id: string }>(
+        open.db,
+        sql`select id from sign_ins where revoked_at is null`,
+      )
+      expect(live).toEqual([])
+    } finally {
+      await open?.close()
+    }
+  }, 90_000)
+
+  it('after a restore interrupted between its two renames, the server does not start on a new empty database', async () => {
+    const { pgliteDir, database } = await newDatabase()
+    await addUser(database.db, { phone: '01011112222', name: '하나' })
+    await database.close()
+    // What a crash leaves: the old database renamed aside, the restored one not yet in place.
+    renameSync(pgliteDir, `${pgliteDir}.before-restore-20261123T000000000Z`)
+    await expect(openDatabase({ pgliteDir })).rejects.toThrow(/restore was interrupted/)
+    expect(readdirSync(path.dirname(pgliteDir))).not.toContain('pglite')
+  }, 60_000)
+
   it('a file that is not a snapshot is refused and the database is left as it was', async () => {
     const { dir, pgliteDir, database } = await newDatabase()
     await addUser(database.db, { phone: '01011112222', name: '하나' })
