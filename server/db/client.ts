@@ -1,6 +1,17 @@
 // Opens the database: PGlite in DATA_DIR by default (or in memory for tests), PostgreSQL when
 // DATABASE_URL is set. Both get the same Drizzle schema and the same migrations.
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PGlite } from '@electric-sql/pglite'
@@ -33,7 +44,13 @@ export type DatabaseTarget =
    * A PGlite in `pgliteDir`, or in memory when null; `loadDataDir` starts it from a dump (fast, for
    * tests). `snapshotDir` is where its snapshots are, named when the database turns out damaged.
    */
-  | { pgliteDir: string | null; loadDataDir?: Blob; snapshotDir?: string }
+  | {
+      pgliteDir: string | null
+      loadDataDir?: Blob
+      snapshotDir?: string
+      /** How long to wait for a lock from another PID namespace to go stale; LOCK_WAIT_MS unless given (tests). */
+      lockWaitMs?: number
+    }
 
 /** Where the configuration puts the database: PostgreSQL when DATABASE_URL is set, else PGlite in DATA_DIR. */
 export const databaseTarget = (config: {
@@ -45,7 +62,10 @@ export const databaseTarget = (config: {
     ? { databaseUrl: config.databaseUrl }
     : { pgliteDir: path.join(config.dataDir, 'pglite'), snapshotDir: config.snapshots.dir }
 
-export class DatabaseInUseError extends Error {}
+export class DatabaseInUseError extends Error {
+  /** Held by a process in another PID namespace: it goes stale by itself if that process is gone. */
+  otherNamespace = false
+}
 
 /** The embedded database failed to open, migrate or answer its check: its files are damaged. */
 export class DatabaseDamagedError extends Error {}
@@ -77,10 +97,30 @@ function startTime(pid: number): string | null {
   return stat?.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null
 }
 
+/** This process's PID namespace, e.g. `pid:[4026531836]` (Linux); null elsewhere. */
+const pidNamespace = () => {
+  try {
+    return readlinkSync('/proc/self/ns/pid')
+  } catch {
+    return null
+  }
+}
+
+/** The holder of a lock refreshes its file's modification time this often. */
+export const LOCK_HEARTBEAT_MS = 5_000
+/**
+ * A lock from another PID namespace whose file was not refreshed for this long is stale: its holder's
+ * process cannot be seen from here, so only its heartbeat tells that it still runs (three missed beats).
+ */
+export const LOCK_STALE_AFTER_MS = 15_000
+/** How long opening the database waits for a lock from another PID namespace to go stale. */
+export const LOCK_WAIT_MS = LOCK_STALE_AFTER_MS + 3_000
+
 interface LockOwner {
   pid: number
   start: string | null
   boot: string | null
+  ns: string | null
 }
 
 /** Lock files this process holds: a lock naming this process is in use only when it is one of these. */
@@ -92,10 +132,17 @@ const heldLocks = new Set<string>()
  * names the process's start time and the machine's boot; a lock from another boot, or whose pid now
  * belongs to a process that started at another time, or that names this very process without it
  * holding the lock, is stale.
+ *
+ * Containers on one host share the boot, and a pid names another process in each PID namespace (PID 1
+ * in two containers sharing the data volume). So the lock names the holder's PID namespace too: a lock
+ * from another namespace is held while its file's modification time, which the holder refreshes every
+ * LOCK_HEARTBEAT_MS, is younger than LOCK_STALE_AFTER_MS, and stale after.
  */
-function ownerHolds(file: string, owner: LockOwner): boolean {
+function ownerHolds(file: string, owner: LockOwner, modifiedMs: number): boolean {
   const boot = bootId()
   if (owner.boot && boot && owner.boot !== boot) return false
+  const ns = pidNamespace()
+  if (owner.ns && ns && owner.ns !== ns) return Date.now() - modifiedMs < LOCK_STALE_AFTER_MS
   if (!Number.isInteger(owner.pid) || owner.pid <= 0 || !isRunning(owner.pid)) return false
   const start = startTime(owner.pid)
   if (owner.start && start && owner.start !== start) return false
@@ -105,45 +152,74 @@ function ownerHolds(file: string, owner: LockOwner): boolean {
 
 function readLock(text: string): LockOwner {
   // Written by an older version: the pid alone.
-  if (/^\d+$/.test(text)) return { pid: Number(text), start: null, boot: null }
+  if (/^\d+$/.test(text)) return { pid: Number(text), start: null, boot: null, ns: null }
   try {
-    const { pid, start, boot } = JSON.parse(text) as Partial<LockOwner>
-    return { pid: Number(pid), start: start ?? null, boot: boot ?? null }
+    const { pid, start, boot, ns } = JSON.parse(text) as Partial<LockOwner>
+    return { pid: Number(pid), start: start ?? null, boot: boot ?? null, ns: ns ?? null }
   } catch {
-    return { pid: Number.NaN, start: null, boot: null }
+    return { pid: Number.NaN, start: null, boot: null, ns: null }
   }
 }
 
 /**
  * PGlite is one process's database: a second process opening the same directory would corrupt it. A
- * lock file naming the owner (pid, start time, boot) keeps the server and `npm run admin` apart; a stale
- * one is taken over. The lock is written whole to a temporary file and linked into place, so another
- * process never reads a half-written one.
+ * lock file naming the owner (pid, start time, boot, PID namespace) keeps the server and `npm run admin`
+ * apart; a stale one is taken over. The lock is written whole to a temporary file and linked into place,
+ * so another process never reads a half-written one. While held, its modification time is refreshed
+ * every LOCK_HEARTBEAT_MS (see ownerHolds).
  */
 export function lockDirectory(dataDir: string): () => void {
   const file = `${dataDir}.lock`
-  const me: LockOwner = { pid: process.pid, start: startTime(process.pid), boot: bootId() }
+  const me: LockOwner = {
+    pid: process.pid,
+    start: startTime(process.pid),
+    boot: bootId(),
+    ns: pidNamespace(),
+  }
+  const mine = JSON.stringify(me)
   const temporary = `${file}.${process.pid}.tmp`
-  writeFileSync(temporary, JSON.stringify(me), { mode: 0o600 })
+  writeFileSync(temporary, mine, { mode: 0o600 })
   try {
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
         linkSync(temporary, file)
         heldLocks.add(file)
+        // The heartbeat: touches the lock only while it is still ours; it never keeps the process alive.
+        const heartbeat = setInterval(() => {
+          try {
+            if (readOrNull(file) === mine) utimesSync(file, new Date(), new Date())
+          } catch {}
+        }, LOCK_HEARTBEAT_MS)
+        heartbeat.unref()
         return () => {
+          clearInterval(heartbeat)
           heldLocks.delete(file)
           rmSync(file, { force: true })
         }
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+        let modifiedMs: number
+        try {
+          modifiedMs = statSync(file).mtimeMs
+        } catch {
+          continue
+        }
         const text = readOrNull(file)
         if (text === null) continue
         const owner = readLock(text)
-        if (ownerHolds(file, owner)) {
-          throw new DatabaseInUseError(
-            `The database in ${dataDir} is in use by process ${owner.pid} (the server?). Stop it first: the embedded ` +
-              'database allows one process at a time (with DATABASE_URL and PostgreSQL there is no such limit).',
+        if (ownerHolds(file, owner, modifiedMs)) {
+          const ns = pidNamespace()
+          const otherNamespace = Boolean(owner.ns && ns && owner.ns !== ns)
+          const error = new DatabaseInUseError(
+            `The database in ${dataDir} is in use by process ${owner.pid}` +
+              (otherNamespace
+                ? ` of another PID namespace (another container?), whose lock was refreshed ${Math.round((Date.now() - modifiedMs) / 1000)} s ago.`
+                : ' (the server?).') +
+              ' Stop it first: the embedded database allows one process at a time ' +
+              '(with DATABASE_URL and PostgreSQL there is no such limit).',
           )
+          error.otherNamespace = otherNamespace
+          throw error
         }
         // Remove the stale lock only if it is still the one judged stale.
         if (readOrNull(file) === text) rmSync(file, { force: true })
@@ -153,6 +229,28 @@ export function lockDirectory(dataDir: string): () => void {
     rmSync(temporary, { force: true })
   }
   throw new DatabaseInUseError(`Could not lock ${dataDir}`)
+}
+
+/**
+ * Locks `dataDir`, waiting up to `waitMs` while the lock is held from another PID namespace: a container
+ * restarted after a crash finds the lock of its dead predecessor, which goes stale once its heartbeat
+ * stops (LOCK_STALE_AFTER_MS). A holder seen alive in this namespace is refused at once.
+ */
+async function lockWaiting(dataDir: string, waitMs: number): Promise<() => void> {
+  const deadline = Date.now() + waitMs
+  let warned = false
+  for (;;) {
+    try {
+      return lockDirectory(dataDir)
+    } catch (error) {
+      if (!(error instanceof DatabaseInUseError && error.otherNamespace) || Date.now() >= deadline)
+        throw error
+      if (!warned)
+        console.warn(`${error.message}\nWaiting up to ${Math.round(waitMs / 1000)} s for it to go stale.`)
+      warned = true
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, Math.max(0, deadline - Date.now()))))
+    }
+  }
 }
 
 /** Cheap reads that touch every table and the catalog, so a damaged file shows at start-up, not on a request. */
@@ -207,7 +305,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   let unlock = () => {}
   if (target.pgliteDir) {
     mkdirSync(path.dirname(target.pgliteDir), { recursive: true, mode: 0o700 })
-    unlock = lockDirectory(target.pgliteDir)
+    unlock = await lockWaiting(target.pgliteDir, target.lockWaitMs ?? LOCK_WAIT_MS)
     try {
       if (!target.loadDataDir) refuseInterruptedRestore(target.pgliteDir)
     } catch (error) {

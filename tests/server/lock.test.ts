@@ -1,17 +1,24 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, inject, it } from 'vitest'
-import { DatabaseInUseError, openDatabase } from '../../server/db/client.ts'
+import {
+  DatabaseInUseError,
+  LOCK_HEARTBEAT_MS,
+  LOCK_STALE_AFTER_MS,
+  openDatabase,
+} from '../../server/db/client.ts'
 
 // The embedded database's lock file names its owner by pid, start time and boot, so a lock left by a
-// crash is taken over even when the new process has the dead one's pid (PID 1 in a container).
+// crash is taken over even when the new process has the dead one's pid (PID 1 in a container). A lock
+// from another PID namespace (another container on the shared volume) is judged by its heartbeat instead.
 const dir = mkdtempSync(path.join(tmpdir(), 'laundry-lock-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const pgliteDir = path.join(dir, 'pglite')
 const lockFile = `${pgliteDir}.lock`
 const bootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
+const ns = readlinkSync('/proc/self/ns/pid')
 const startTime = (pid: number) => {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
@@ -33,6 +40,7 @@ describe('the lock of the embedded database', () => {
         pid: process.pid,
         start: startTime(process.pid),
         boot: bootId,
+        ns,
       })
       await expect(openDatabase({ pgliteDir })).rejects.toThrow(DatabaseInUseError)
     } finally {
@@ -68,6 +76,47 @@ describe('the lock of the embedded database', () => {
       await opens()
     } finally {
       other.kill()
+    }
+  }, 60_000)
+
+  it('held by PID 1 of another PID namespace (another container) is respected while its heartbeat is fresh', async () => {
+    // PID 1 here is a live process started at another time: judged by pid, the lock would look stale.
+    const theirs = JSON.stringify({ pid: 1, start: '2', boot: bootId, ns: 'pid:[1]' })
+    writeFileSync(lockFile, theirs)
+    // Its holder refreshes the lock while we wait for it to go stale: we give up, the lock untouched.
+    const heartbeat = setInterval(() => utimesSync(lockFile, new Date(), new Date()), 200)
+    try {
+      await expect(openDatabase({ pgliteDir, lockWaitMs: 1_500 })).rejects.toThrow(
+        'in use by process 1 of another PID namespace',
+      )
+    } finally {
+      clearInterval(heartbeat)
+    }
+    expect(readFileSync(lockFile, 'utf8')).toBe(theirs)
+  }, 60_000)
+
+  it('from another PID namespace whose heartbeat stopped is taken over, also after waiting for it', async () => {
+    const theirs = JSON.stringify({ pid: 1, start: '2', boot: bootId, ns: 'pid:[1]' })
+    writeFileSync(lockFile, theirs)
+    const old = new Date(Date.now() - LOCK_STALE_AFTER_MS - 1_000)
+    utimesSync(lockFile, old, old)
+    await opens()
+    // The holder died 1 s before the lock goes stale: opening waits for it, then takes it over.
+    writeFileSync(lockFile, theirs)
+    const recent = new Date(Date.now() - LOCK_STALE_AFTER_MS + 1_000)
+    utimesSync(lockFile, recent, recent)
+    await opens()
+  }, 60_000)
+
+  it("is refreshed by its holder's heartbeat", async () => {
+    const database = await openDatabase({ pgliteDir })
+    try {
+      const old = new Date(Date.now() - 60_000)
+      utimesSync(lockFile, old, old)
+      await new Promise((resolve) => setTimeout(resolve, LOCK_HEARTBEAT_MS + 1_000))
+      expect(Date.now() - statSync(lockFile).mtimeMs).toBeLessThan(LOCK_HEARTBEAT_MS + 1_000)
+    } finally {
+      await database.close()
     }
   }, 60_000)
 })
