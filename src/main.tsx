@@ -5,6 +5,7 @@ import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { onSessionEnded } from './lib/api.ts'
 import { clearDevice, isLoggedIn, watchForSignOutElsewhere } from './lib/session.ts'
+import { adoptSignIn } from './lib/tokens.ts'
 import { routeTree } from './routeTree.gen.ts'
 import './styles.css'
 
@@ -21,6 +22,7 @@ function signedOut() {
   void clearDevice().then(() => router.navigate({ to: '/login', replace: true }))
 }
 
+adoptSignIn()
 onSessionEnded(signedOut)
 watchForSignOutElsewhere(signedOut)
 if (isLoggedIn()) void import('./lib/session-check.ts').then(({ refreshSession }) => refreshSession())

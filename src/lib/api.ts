@@ -10,6 +10,8 @@ import {
   getAccessToken,
   getRefreshToken,
   isCurrentGeneration,
+  isOtherSignIn,
+  isOwnSignIn,
   sessionGeneration,
   sessionSignal,
   setTokens,
@@ -154,6 +156,8 @@ function oneTabAtATime<T>(task: () => Promise<T>): Promise<T> {
 async function exchange(stale: string | undefined, generation: number): Promise<string> {
   // The session may have ended while this tab waited for its turn.
   if (!isCurrentGeneration(generation)) throw new StaleSessionError()
+  // Another sign-in replaced this tab's while it waited: its tokens are not this tab's to use.
+  if (isOtherSignIn()) throw new SessionEndedError()
   // Another tab may have refreshed while this one waited for its turn.
   const current = getAccessToken()
   if (current && current !== stale) return current
@@ -185,11 +189,11 @@ async function exchange(stale: string | undefined, generation: number): Promise<
   if (!token?.access || !token.refresh) throw new SessionEndedError()
   // A logout in another tab removed the cookies while the exchange ran: writing the new pair would
   // sign this device in again behind that logout's back. (Replaced rather than removed, another tab
-  // refreshed meanwhile: its pair stays.)
+  // refreshed meanwhile: its pair stays. Replaced by another sign-in: this tab's sign-in is gone.)
   const stored = getRefreshToken()
   if (stored !== refresh) {
     const access = getAccessToken()
-    if (stored && access) return access
+    if (isOwnSignIn() && access) return access
     throw new SessionEndedError()
   }
   if (!setTokens({ access: token.access, refresh: token.refresh }, generation)) throw new StaleSessionError()
@@ -208,6 +212,12 @@ export async function request(path: string, init: ApiRequest = {}): Promise<Resp
   /** Nothing of an ended session's answer goes further. */
   const stillCurrent = () => {
     if (authorized && !isCurrentGeneration(generation)) throw new StaleSessionError()
+  }
+  // The cookies hold another sign-in than this tab's (made in another tab): its tokens are never sent
+  // for this tab's session, which is over.
+  if (authorized && isOtherSignIn()) {
+    sessionEnded()
+    throw new SessionEndedError()
   }
   const access = authorized ? getAccessToken() : undefined
   let response = await send(path, init, access, session)

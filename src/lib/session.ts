@@ -6,7 +6,7 @@ import { persist } from 'zustand/middleware'
 import type { ProfileAnswer, Store, User } from '../../contract/api.ts'
 import { requestJson } from './api.ts'
 import { clearProblem } from './problem.ts'
-import { getRefreshToken, isSessionCurrent, removeTokens } from './tokens.ts'
+import { isOwnSignIn, isSessionCurrent, removeTokens } from './tokens.ts'
 
 interface UserState {
   user: User | null
@@ -105,12 +105,13 @@ export async function clearDevice() {
 }
 
 /**
- * Follows a sign-out made in another tab (its cookies removed) within about 300 ms: through the
+ * Follows a sign-out made in another tab within about 300 ms: its cookies removed, or replaced by
+ * another sign-in (the sign-in id differs from this tab's; a token refresh keeps the id). Through the
  * Cookie Store API's change event where the browser has one, else by looking every 300 ms.
  */
 export function watchForSignOutElsewhere(signedOut: () => void): () => void {
   const check = () => {
-    if (useUserStore.getState().isLoggedIn && !getRefreshToken()) signedOut()
+    if (useUserStore.getState().isLoggedIn && !isOwnSignIn()) signedOut()
   }
   const cookieStore = (window as { cookieStore?: EventTarget }).cookieStore
   if (cookieStore) {

@@ -6,10 +6,15 @@
 // request notes the generation it started in, and nothing it brings back (tokens, the user and stores,
 // figures) is taken in unless that generation is still the current one: the end of a session wins
 // over every answer still in flight.
+//
+// A sign-in also has an id, a random string the client writes at sign-in in the cookie `signInId`
+// (a token exchange keeps it). Tokens rotate under any tab, so only the id tells whether the cookies
+// are still the sign-in this tab started with or signed in with: a tab whose id differs from the
+// cookie's (another user signed in while it was not looking) has been signed out elsewhere.
 import Cookies from 'js-cookie'
 import type { SignAnswer } from '../../contract/api.ts'
 
-const names = { access: 'accessToken', refresh: 'refreshToken' } as const
+const names = { access: 'accessToken', refresh: 'refreshToken', signIn: 'signInId' } as const
 /** The cookies expire with the sign-in, whose absolute lifetime is 14 days on our server. */
 const lifetimeDays = 14
 
@@ -21,6 +26,33 @@ const attributes = () => ({
 
 export const getAccessToken = () => Cookies.get(names.access)
 export const getRefreshToken = () => Cookies.get(names.refresh)
+export const getSignInId = () => Cookies.get(names.signIn)
+
+const write = (name: string, value: string) =>
+  Cookies.set(name, value, { ...attributes(), expires: lifetimeDays })
+/** 128 random bits as hex (crypto.randomUUID exists only in secure contexts; this works over plain http too). */
+const newSignInId = () =>
+  Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join(
+    '',
+  )
+
+/** The id of the sign-in this tab belongs to (undefined: none). */
+let signInId = getSignInId()
+
+/**
+ * At the start of a tab: remembers the sign-in the cookies hold. Tokens without an id (a device signed
+ * in before there were ids) get one now, once, so that the owner stays signed in.
+ */
+export function adoptSignIn() {
+  if (getRefreshToken() !== undefined && getSignInId() === undefined) write(names.signIn, newSignInId())
+  signInId = getSignInId()
+}
+
+/** The cookies hold the sign-in this tab belongs to: a refresh token, and this tab's sign-in id. */
+export const isOwnSignIn = () => getRefreshToken() !== undefined && getSignInId() === signInId
+
+/** The cookies hold a sign-in, but not this tab's: another one was made in another tab. */
+export const isOtherSignIn = () => getRefreshToken() !== undefined && getSignInId() !== signInId
 
 let generation = 0
 let ending = new AbortController()
@@ -35,26 +67,43 @@ export const sessionSignal = () => ending.signal
 export const isCurrentGeneration = (startedIn: number) => startedIn === generation
 
 /**
- * The session a request started in is still this device's: not ended here, and its refresh token
- * not removed by a logout in another tab (which this tab may not have noticed yet).
+ * The session a request started in is still this device's: not ended here, and its sign-in neither
+ * logged out nor replaced by another sign-in in another tab (which this tab may not have noticed yet).
  */
-export const isSessionCurrent = (startedIn: number) =>
-  isCurrentGeneration(startedIn) && getRefreshToken() !== undefined
+export const isSessionCurrent = (startedIn: number) => isCurrentGeneration(startedIn) && isOwnSignIn()
 
-/** Stores a token pair obtained by a request that started in `startedIn`; false (and nothing written) when that session has ended since. */
-export function setTokens(token: SignAnswer['token'], startedIn: number): boolean {
+/**
+ * Stores a token pair obtained by a request that started in `startedIn`; false (and nothing written)
+ * when that session has ended since. A sign-in (`signIn`) starts a new sign-in id; an exchange keeps
+ * the id, and writes nothing when the cookies hold another sign-in than this tab's.
+ */
+export function setTokens(token: SignAnswer['token'], startedIn: number, signIn = false): boolean {
   if (!isCurrentGeneration(startedIn)) return false
-  Cookies.set(names.access, token.access, { ...attributes(), expires: lifetimeDays })
-  Cookies.set(names.refresh, token.refresh, { ...attributes(), expires: lifetimeDays })
+  if (signIn) {
+    signInId = newSignInId()
+    write(names.signIn, signInId)
+  } else if (!isOwnSignIn()) {
+    return false
+  }
+  write(names.access, token.access)
+  write(names.refresh, token.refresh)
   return true
 }
 
-/** Ends the session on this device: a new generation, every request of the old one aborted, the cookies removed. */
+/**
+ * Ends the session on this device: a new generation, every request of the old one aborted, the cookies
+ * removed. Cookies of another sign-in (made in another tab) are that sign-in's and stay.
+ */
 export function removeTokens() {
   generation += 1
   const ended = ending
   ending = new AbortController()
   ended.abort()
-  Cookies.remove(names.access, attributes())
-  Cookies.remove(names.refresh, attributes())
+  const id = getSignInId()
+  if (id === undefined || id === signInId) {
+    Cookies.remove(names.access, attributes())
+    Cookies.remove(names.refresh, attributes())
+    Cookies.remove(names.signIn, attributes())
+  }
+  signInId = undefined
 }

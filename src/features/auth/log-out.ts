@@ -1,7 +1,7 @@
 import { request } from '../../lib/api.ts'
 import { page } from '../../lib/page.ts'
 import { clearDevice } from '../../lib/session.ts'
-import { getRefreshToken } from '../../lib/tokens.ts'
+import { getRefreshToken, isOwnSignIn } from '../../lib/tokens.ts'
 
 /**
  * Asks, tells, then forgets the session. The session ends on this device the moment the
@@ -12,7 +12,8 @@ import { getRefreshToken } from '../../lib/tokens.ts'
  */
 export async function logOut(): Promise<boolean> {
   if (!page.confirm('Do you want to log out?')) return false
-  const refresh = getRefreshToken()
+  // Only this tab's own sign-in is revoked, never another one made in another tab meanwhile.
+  const refresh = isOwnSignIn() ? getRefreshToken() : undefined
   const cleared = clearDevice()
   if (refresh) {
     request(`/api/v0/user/sign?token=${encodeURIComponent(refresh)}`, {

@@ -63,7 +63,7 @@ export async function signIn(phone: string, code: string): Promise<boolean> {
       if (!reloadFor('sign-in')) page.alert(emptyAnswerMessage)
       return false
     }
-    if (!setTokens(signed.token, startedIn)) return false
+    if (!setTokens(signed.token, startedIn, true)) return false
     const profile: ProfileAnswer | undefined = await fetchProfile()
     if (!profile) {
       // Signed in without a profile to show: the tokens are not kept for a screen that cannot use them.
