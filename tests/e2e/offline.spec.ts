@@ -56,7 +56,11 @@ test('offline, a reload shows the same figures with the offline notice: no alert
   await page.screenshot({ path: 'test-results/screenshots/sales-offline.png' })
   await expect(page.getByRole('button', { name: /매장: 행복빨래방 역삼점/ })).toBeVisible()
   expect(dialogs).toEqual([])
-  expect((await context.cookies()).map((c) => c.name).sort()).toEqual(['accessToken', 'refreshToken'])
+  expect((await context.cookies()).map((c) => c.name).sort()).toEqual([
+    'accessToken',
+    'refreshToken',
+    'signInId',
+  ])
 })
 
 test('offline, a year never loaded is "not available offline"; back online it loads by itself', async ({
