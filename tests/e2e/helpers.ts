@@ -82,6 +82,9 @@ export async function serverSums(
   return { year: months.reduce((a, b) => a + b, 0), months }
 }
 
+/** The month navigator's year-and-month button (`2026년 11월`). */
+export const navigatorLabel = (page: Page) => page.getByRole('button', { name: /^\d{4}년 \d{1,2}월$/ })
+
 export const won = (amount: number) => `${new Intl.NumberFormat('ko-KR').format(amount)}원`
 
 /** The figures the sales screen shows. */

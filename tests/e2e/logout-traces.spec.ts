@@ -9,6 +9,7 @@ import { chromeArgs, chromePath } from './browser.ts'
 import { expect, test } from './fixtures.ts'
 import {
   figuresSettled,
+  navigatorLabel,
   owner,
   persisted,
   persistedCache,
@@ -17,8 +18,6 @@ import {
   shownTotals,
   signIn,
 } from './helpers.ts'
-
-const navigatorLabel = (page: Page) => page.getByRole('button', { name: /^\d{4}년 \d{1,2}월$/ })
 
 /** What a script of the origin can read back: the HTTP cache for `urls`, Cache Storage, IndexedDB, local storage. */
 async function readableTraces(page: Page, urls: string[]) {

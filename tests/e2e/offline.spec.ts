@@ -2,6 +2,7 @@ import type { Page } from '@playwright/test'
 import { expect, test } from './fixtures.ts'
 import {
   figuresSettled,
+  navigatorLabel,
   owner,
   persisted,
   persistedCache,
@@ -11,7 +12,6 @@ import {
   signIn,
 } from './helpers.ts'
 
-const navigatorLabel = (page: Page) => page.getByRole('button', { name: /^\d{4}년 \d{1,2}월$/ })
 const offlineNotice = (page: Page) => page.getByText(/^오프라인 · \d{1,2}월 \d{1,2}일 \d\d:\d\d 기준$/)
 const unavailable = (page: Page) =>
   page.getByRole('heading', { name: '오프라인에서는 볼 수 없는 기간입니다' })

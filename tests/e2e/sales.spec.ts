@@ -1,8 +1,14 @@
 import type { Page } from '@playwright/test'
 import { expect, test } from './fixtures.ts'
-import { figuresSettled, recordDialogs, serverSums, shownTotals, signIn, won } from './helpers.ts'
-
-const navigatorLabel = (page: Page) => page.getByRole('button', { name: /^\d{4}년 \d{1,2}월$/ })
+import {
+  figuresSettled,
+  navigatorLabel,
+  recordDialogs,
+  serverSums,
+  shownTotals,
+  signIn,
+  won,
+} from './helpers.ts'
 
 async function shownPeriod(page: Page) {
   const [, year, month] = (await navigatorLabel(page).textContent())?.match(/^(\d{4})년 (\d{1,2})월$/) ?? []

@@ -7,10 +7,9 @@ import path from 'node:path'
 import type { Page } from '@playwright/test'
 import { runServer } from '../../scripts/run-server.ts'
 import { expect, test } from './fixtures.ts'
-import { figuresSettled, recordDialogs, serverSums, signIn, won } from './helpers.ts'
+import { figuresSettled, navigatorLabel, recordDialogs, serverSums, signIn, won } from './helpers.ts'
 
 const stores = { first: '행복빨래방 역삼점', third: '하얀 셀프빨래방 대치점' }
-const navigatorLabel = (page: Page) => page.getByRole('button', { name: /^\d{4}년 \d{1,2}월$/ })
 
 /**
  * Records, on every change of the page, which store name, period and year total are on screen
