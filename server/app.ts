@@ -140,6 +140,8 @@ export async function buildApp({
     frameworkErrors: handleError,
     // The HTTP parser's own refusals (malformed request line, headers too large).
     clientErrorHandler: handleClientError,
+    // Fastify's own answer while closing is an English body; the hook below gives the contract's.
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   const secret = jwtSecret(config)
@@ -164,6 +166,15 @@ export async function buildApp({
   app.addHook('onClose', () => database.close())
   app.setErrorHandler(handleError)
   app.addHook('onRoute', declareCommonStatuses)
+  // While closing, a request that still arrives (on a kept-alive connection, or pipelined) is told
+  // to come back, in the contract's form; Fastify adds `Connection: close`, so it goes elsewhere.
+  let closing = false
+  app.addHook('preClose', () => {
+    closing = true
+  })
+  app.addHook('onRequest', async (_request, reply) => {
+    if (closing) reply.code(503).header('retry-after', '1').send({ message: messages.unavailable })
+  })
 
   await app.register(helmet, { contentSecurityPolicy, referrerPolicy: { policy: 'no-referrer' } })
   await app.register(compress, { threshold: 1024 })

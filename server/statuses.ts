@@ -2,7 +2,7 @@
 // (GET /api/openapi.json) lists them all. Routes declare what their own code answers (200, 304, 401
 // for a wrong code, 429, ...); the statuses the framework answers for any route of a kind are added
 // here, in one place, when the route is registered:
-//   500           every route (an unexpected failure);
+//   500 503       every route (an unexpected failure; the server is shutting down);
 //   400           a route that reads a body, query string or path parameters (input that fails its
 //                 schema, a number that is not finite, a bad percent-encoding);
 //   400 413 415   a method whose body Fastify reads (POST, PUT, PATCH, DELETE, OPTIONS): malformed
@@ -22,6 +22,7 @@ const descriptions: Record<number, string> = {
   414: 'Path parameter too long',
   415: 'Body that is not JSON',
   500: 'Unexpected server failure',
+  503: 'The server is shutting down: try again (another instance, or in a moment)',
 }
 
 interface RouteSchema {
@@ -39,7 +40,7 @@ export function declareCommonStatuses(route: RouteOptions) {
   const schema = (route.schema ?? {}) as RouteSchema
   if (schema.hide) return
   const methods = [route.method].flat()
-  const statuses = [500]
+  const statuses = [500, 503]
   if (schema.body || schema.querystring || schema.params || schema.headers) statuses.push(400)
   if (methods.some((method) => bodyMethods.has(method))) statuses.push(400, 413, 415)
   if (route.url.includes('/:')) statuses.push(414)

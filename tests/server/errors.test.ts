@@ -1,7 +1,7 @@
 import net from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { addStore, addUser, grant } from '../../server/db/accounts.ts'
-import { bearer, capturedSms, sharedTestApp, signIn, type TestApp } from './test-app.ts'
+import { bearer, capturedSms, createTestApp, sharedTestApp, signIn, type TestApp } from './test-app.ts'
 
 const owner = '01012345678'
 const sms = capturedSms()
@@ -209,5 +209,42 @@ describe('errors', () => {
         ),
       ).toMatchObject({ status: 400, body: { message: '요청 형식이 올바르지 않습니다.' } })
     })
+  })
+})
+
+describe('shutting down', () => {
+  it('answers a request that arrives on a kept-alive connection while closing with a Korean 503', async () => {
+    const app = await createTestApp()
+    let socket: net.Socket | undefined
+    let duringClose: string | undefined
+    // preClose runs after the routes stop taking work and before the listening socket closes: the
+    // moment a load balancer's kept-alive connection can still bring a request.
+    app.addHook('preClose', async () => {
+      duringClose = await new Promise<string>((resolve) => {
+        const chunks: Buffer[] = []
+        socket?.on('data', (chunk) => {
+          chunks.push(chunk)
+          const text = Buffer.concat(chunks).toString('utf8')
+          const length = Number(text.match(/^content-length: (\d+)$/im)?.[1] ?? Number.NaN)
+          const body = text.split('\r\n\r\n')[1]
+          if (body !== undefined && Buffer.byteLength(body) === length) resolve(text)
+        })
+        socket?.write('GET /api/v0/user HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n')
+      })
+    })
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    const address = app.server.address()
+    const port = typeof address === 'object' && address ? address.port : 0
+    socket = net.connect(port, '127.0.0.1')
+    await new Promise((resolve) => socket?.once('connect', resolve))
+    await app.close()
+    socket.destroy()
+    const raw = duringClose ?? ''
+    expect(parseAnswer(raw)).toEqual({
+      status: 503,
+      contentType: 'application/json; charset=utf-8',
+      body: { message: '서버가 잠시 요청을 받을 수 없습니다. 잠시 후 다시 시도해 주세요.' },
+    })
+    expect(raw).toMatch(/^connection: close$/im)
   })
 })
