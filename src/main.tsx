@@ -1,15 +1,26 @@
-// Starts the app: the router and the session checks of SPEC.md 4 and DECISIONS.md. The query client
-// comes with the signed-in screens (src/routes/_authed.tsx).
+// Starts the app: the router, with what its guards and loaders read (the session, the query client,
+// loaded with the signed-in screens only), and the session's life in this tab.
 import { createRouter, RouterProvider } from '@tanstack/react-router'
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
-import { onSessionEnded } from './lib/api.ts'
-import { clearDevice, isLoggedIn, watchForSignOutElsewhere } from './lib/session.ts'
-import { adoptSignIn } from './lib/tokens.ts'
+import { startSessionLife } from './features/auth/session.ts'
+import { sessionView } from './lib/session-state.ts'
 import { routeTree } from './routeTree.gen.ts'
 import './styles.css'
 
-const router = createRouter({ routeTree, defaultPreload: 'intent' })
+const router = createRouter({
+  routeTree,
+  defaultPreload: 'intent',
+  context: {
+    session: sessionView,
+    // Routes ask for it before any query may fetch, so restoring the kept figures and fetching never race.
+    queryClient: async () => {
+      const { queryClient, restored } = await import('./lib/query-client.ts')
+      await restored
+      return queryClient
+    },
+  },
+})
 
 declare module '@tanstack/react-router' {
   interface Register {
@@ -17,15 +28,7 @@ declare module '@tanstack/react-router' {
   }
 }
 
-/** The sign-in is gone (here, or in another tab): forget it on this device and show the login. */
-function signedOut() {
-  void clearDevice().then(() => router.navigate({ to: '/login', replace: true }))
-}
-
-adoptSignIn()
-onSessionEnded(signedOut)
-watchForSignOutElsewhere(signedOut)
-if (isLoggedIn()) void import('./lib/session-check.ts').then(({ refreshSession }) => refreshSession())
+startSessionLife(() => void router.navigate({ to: '/', replace: true }))
 
 const root = document.getElementById('root')
 if (!root) throw new Error('index.html has no #root element')

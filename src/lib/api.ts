@@ -5,7 +5,7 @@
 // aborted, and an answer that still arrives is dropped (StaleSessionError), never taken in.
 import type { ErrorBody, SignAnswer } from '../../contract/api.ts'
 import { apiUrl } from '../config.ts'
-import { reloadFor } from './page.ts'
+import { type EmptyAnswerRule, reloadFor } from './page.ts'
 import {
   getAccessToken,
   getRefreshToken,
@@ -20,14 +20,14 @@ import {
 export const refreshFailedMessage = 'Failed to obtain new access token.'
 export const offlineMessage = '인터넷에 연결되어 있지 않습니다. 연결을 확인한 뒤 다시 시도해 주세요.'
 
-/** The server answered with an error status; `message` is its Korean text. */
-export class ApiError extends Error {
+/** The server answered with an error status; `message` is its Korean text (or a generic one). */
+export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
   ) {
     super(message)
-    this.name = 'ApiError'
+    this.name = 'HttpError'
   }
 }
 
@@ -56,12 +56,33 @@ export class StaleSessionError extends Error {
 
 export const emptyAnswerMessage = '서버가 빈 응답을 보냈습니다. 잠시 후 다시 시도해 주세요.'
 
-/** The server keeps answering nothing where an answer is due, and the page was already reloaded for it. */
+/**
+ * The server answered nothing where an answer is due (a call's body is empty). The product's rule for
+ * it is one: the page reloads (docs/product.md §4.6), at most once a minute per call, and otherwise
+ * the owner is shown `emptyAnswerMessage`. Whoever catches it calls `reloadForEmptyAnswer` and shows
+ * the message only when that returns false.
+ */
 export class EmptyAnswerError extends Error {
-  constructor() {
+  constructor(readonly call: EmptyAnswerRule) {
     super(emptyAnswerMessage)
+    this.name = 'EmptyAnswerError'
   }
 }
+
+/** The one handler of an empty answer: reloads the page for its call (true), unless that call already did within the minute (false). */
+export const reloadForEmptyAnswer = (error: EmptyAnswerError) => reloadFor(error.call)
+
+/** The calls whose empty answer reloads the page, by method and path. */
+const emptyAnswerCalls: Record<string, EmptyAnswerRule> = {
+  'PUT /api/v0/user/phone': 'empty:code',
+  'POST /api/v0/user/sign': 'empty:sign-in',
+  'GET /api/v0/user': 'empty:profile',
+  'GET /api/v0/user/sign': 'empty:token',
+}
+
+/** The contract's refresh call and the logout call share one address: the sign endpoint with the refresh token. */
+export const refreshTokenPath = (refreshToken: string) =>
+  `/api/v0/user/sign?token=${encodeURIComponent(refreshToken)}`
 
 let sessionEnded: () => void = () => {}
 /** Who to tell when a request finds the sign-in gone; called once per such request. */
@@ -116,7 +137,7 @@ async function send(
   }
 }
 
-async function errorOf(response: Response): Promise<ApiError> {
+async function errorOf(response: Response): Promise<HttpError> {
   let message = `서버가 요청을 처리하지 못했습니다 (${response.status}).`
   try {
     const body = (await response.json()) as Partial<ErrorBody>
@@ -124,7 +145,7 @@ async function errorOf(response: Response): Promise<ApiError> {
   } catch {
     // Not our JSON (a proxy's error page, say): keep the generic text.
   }
-  return new ApiError(response.status, message)
+  return new HttpError(response.status, message)
 }
 
 let pendingRefresh: { generation: number; token: Promise<string> } | null = null
@@ -163,12 +184,7 @@ async function exchange(stale: string | undefined, generation: number): Promise<
   if (current && current !== stale) return current
   const refresh = getRefreshToken()
   if (!refresh) throw new SessionEndedError()
-  const response = await send(
-    `/api/v0/user/sign?token=${encodeURIComponent(refresh)}`,
-    {},
-    undefined,
-    sessionSignal(),
-  )
+  const response = await send(refreshTokenPath(refresh), {}, undefined, sessionSignal())
   // (An answer for a session that ended meanwhile is dropped by request(), whatever it is.)
   if (response.status === 400 || response.status === 401 || response.status === 403)
     throw new SessionEndedError()
@@ -176,9 +192,9 @@ async function exchange(stale: string | undefined, generation: number): Promise<
   const text = await response.text()
   if (!text.trim()) {
     if (!isCurrentGeneration(generation)) throw new StaleSessionError()
-    // When the exchange returns nothing, the page reloads; once a minute at most.
-    if (reloadFor('token')) throw new Error(refreshFailedMessage)
-    throw new EmptyAnswerError()
+    const error = new EmptyAnswerError('empty:token')
+    if (reloadForEmptyAnswer(error)) throw new Error(refreshFailedMessage)
+    throw error
   }
   let token: Partial<SignAnswer['token']> | undefined
   try {
@@ -202,7 +218,7 @@ async function exchange(stale: string | undefined, generation: number): Promise<
 
 /**
  * Sends a request; resolves to a successful response (or a 304 to `ifNoneMatch`), or rejects with
- * ApiError, OfflineError, SessionEndedError, EmptyAnswerError, or StaleSessionError when the session
+ * HttpError, OfflineError, SessionEndedError, EmptyAnswerError, or StaleSessionError when the session
  * the signed-in request started in ended on this device before its answer was in.
  */
 export async function request(path: string, init: ApiRequest = {}): Promise<Response> {
@@ -247,10 +263,12 @@ export async function request(path: string, init: ApiRequest = {}): Promise<Resp
   return response
 }
 
-/** The JSON answer of a request, or undefined when the answer is empty. */
-export async function requestJson<T>(path: string, init: ApiRequest = {}): Promise<T | undefined> {
+/** The JSON answer of a request; an empty one rejects with EmptyAnswerError. */
+export async function requestJson<T>(path: string, init: ApiRequest = {}): Promise<T> {
   const generation = sessionGeneration()
   const text = await (await request(path, init)).text()
   if (init.auth !== false && !isCurrentGeneration(generation)) throw new StaleSessionError()
-  return text.trim() ? (JSON.parse(text) as T) : undefined
+  if (text.trim()) return JSON.parse(text) as T
+  const call = `${init.method ?? 'GET'} ${path.split('?')[0]}`
+  throw new EmptyAnswerError(emptyAnswerCalls[call] ?? 'empty:other')
 }

@@ -6,8 +6,14 @@ export const page = {
   confirm: (message: string) => window.confirm(message),
 }
 
-/** The situations in which the app reloads itself: each is bounded on its own. */
-export type ReloadRule = 'code' | 'sign-in' | 'profile' | 'token' | 'refused' | 'signed-out'
+/** A call answered nothing: the code request, the sign-in, the profile, the token exchange, another. */
+export type EmptyAnswerRule = 'empty:code' | 'empty:sign-in' | 'empty:profile' | 'empty:token' | 'empty:other'
+
+/**
+ * The situations in which the app reloads itself, each bounded on its own: an empty answer of each
+ * call, a sign-in call the server refused, and a session that ended.
+ */
+export type ReloadRule = EmptyAnswerRule | 'refused' | 'signed-out'
 
 const guardKey = 'reload-guard'
 /** A rule reloads the page at most once in this long. */

@@ -4,7 +4,8 @@
 import { createAsyncStoragePersister } from '@tanstack/query-async-storage-persister'
 import { onlineManager, QueryClient } from '@tanstack/react-query'
 import { persistQueryClient, removeOldestQuery } from '@tanstack/react-query-persist-client'
-import { ApiError, EmptyAnswerError, OfflineError, SessionEndedError, StaleSessionError } from './api.ts'
+import { EmptyAnswerError, HttpError, OfflineError, SessionEndedError, StaleSessionError } from './api.ts'
+import { usageKeys } from './usage.ts'
 
 const day = 24 * 60 * 60 * 1000
 /** How long figures stay available offline after they were last fetched. */
@@ -22,7 +23,7 @@ function worthRetrying(failures: number, error: Error) {
     failures < 2 &&
     !(error instanceof SessionEndedError) &&
     !(error instanceof EmptyAnswerError) &&
-    !(error instanceof ApiError && error.status < 500)
+    !(error instanceof HttpError && error.status < 500)
   )
 }
 const retryDelay = (failures: number) => Math.min(1000 * 2 ** failures, 30_000)
@@ -68,6 +69,6 @@ export const restored: Promise<void> = persistQueryClient({
   // is dropped.
   buster: `${__APP_VERSION__}+2`,
   dehydrateOptions: {
-    shouldDehydrateQuery: (query) => query.queryKey[0] === 'usage' && query.state.status === 'success',
+    shouldDehydrateQuery: (query) => usageKeys.is(query.queryKey) && query.state.status === 'success',
   },
 })[1]

@@ -1,7 +1,12 @@
 import { redirect } from '@tanstack/react-router'
-import { isLoggedIn } from '../lib/session.ts'
+import type { RouterContext } from './-context.ts'
 
-/** The one guard (SPEC.md 2): signed-in screens send others to /login, /login sends the signed-in to /. */
-export const guard = (signedIn: boolean) => () => {
-  if (isLoggedIn() !== signedIn) throw redirect({ to: signedIn ? '/login' : '/', replace: true })
+/** The signed-in screens' guard: a device that is not signed in is sent to the login screen. */
+export function requireSignedIn({ context }: { context: RouterContext }) {
+  if (!context.session.isLoggedIn()) throw redirect({ to: '/login', replace: true })
+}
+
+/** The login screen's guard: a signed-in device is sent to the sales screen. */
+export function requireSignedOut({ context }: { context: RouterContext }) {
+  if (context.session.isLoggedIn()) throw redirect({ to: '/', replace: true })
 }

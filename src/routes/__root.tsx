@@ -1,8 +1,9 @@
-import { createRootRoute, Outlet } from '@tanstack/react-router'
+import { createRootRouteWithContext, Outlet } from '@tanstack/react-router'
 import { UpdatePrompt } from '../pwa/update-prompt.tsx'
+import type { RouterContext } from './-context.ts'
 import { NotFound, RouteError } from './-route-views.tsx'
 
-export const Route = createRootRoute({
+export const Route = createRootRouteWithContext<RouterContext>()({
   component: () => (
     <>
       <Outlet />

@@ -1,19 +1,20 @@
 import { QueryClientProvider } from '@tanstack/react-query'
-import { createFileRoute, Outlet, useNavigate } from '@tanstack/react-router'
+import { createFileRoute, Outlet } from '@tanstack/react-router'
 import { LogoutButton } from '../features/auth/logout-button.tsx'
 import { StoreSwitcher } from '../features/stores/store-switcher.tsx'
-import { queryClient } from '../lib/query-client.ts'
-import { guard } from './-guard.ts'
+import { Footer } from './-footer.tsx'
+import { requireSignedIn } from './-guard.ts'
 import { ProblemNotice } from './-problem-notice.tsx'
 
-// The signed-in screens: their guard and their shared header.
+// The signed-in screens: their guard, their shared header and footer, and the query client they read.
 export const Route = createFileRoute('/_authed')({
-  beforeLoad: guard(true),
+  beforeLoad: requireSignedIn,
+  loader: async ({ context }) => ({ queryClient: await context.queryClient() }),
   component: SignedInLayout,
 })
 
 function SignedInLayout() {
-  const navigate = useNavigate()
+  const { queryClient } = Route.useLoaderData()
   return (
     <div className="app">
       <header className="app-header">
@@ -23,12 +24,13 @@ function SignedInLayout() {
           <source media="(max-width: 479px)" srcSet="/favicon.svg" width={32} height={32} />
           <img src="/logo.svg" alt="Logo" lang="en" width={148} height={32} />
         </picture>
-        <LogoutButton onLoggedOut={() => navigate({ to: '/', replace: true })} />
+        <LogoutButton />
       </header>
       <ProblemNotice />
       <QueryClientProvider client={queryClient}>
         <Outlet />
       </QueryClientProvider>
+      <Footer />
     </div>
   )
 }

@@ -1,10 +1,10 @@
 import { createFileRoute, useNavigate } from '@tanstack/react-router'
 import { LoginForm } from '../features/auth/login-form.tsx'
 import { useDocumentTitle } from '../lib/document-title.ts'
-import { guard } from './-guard.ts'
+import { requireSignedOut } from './-guard.ts'
 
 export const Route = createFileRoute('/login')({
-  beforeLoad: guard(false),
+  beforeLoad: requireSignedOut,
   component: LoginPage,
 })
 

@@ -1,10 +1,12 @@
 import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, type Mock, vi } from 'vitest'
 import {
-  ApiError,
+  EmptyAnswerError,
+  HttpError,
   OfflineError,
   onSessionEnded,
   refreshFailedMessage,
+  reloadForEmptyAnswer,
   request,
   requestJson,
   SessionEndedError,
@@ -136,17 +138,17 @@ describe('the fetch wrapper', () => {
     const error = await request('/api/v0/user/sign', { method: 'POST', body: {}, auth: false }).catch(
       (e: unknown) => e,
     )
-    expect(error).toEqual(new ApiError(401, '인증번호가 일치하지 않습니다.'))
+    expect(error).toEqual(new HttpError(401, '인증번호가 일치하지 않습니다.'))
     expect(server.calls).toHaveLength(1)
     expect(server.calls[0]?.authorization).toBeNull()
   })
 
-  it("passes the server's Korean message on in ApiError", async () => {
+  it("passes the server's Korean message on in HttpError", async () => {
     fakeServer({
       'GET /api/v0/store/9/usage': () => json(403, { message: '이 매장의 매출을 볼 권한이 없습니다.' }),
     })
     await expect(request('/api/v0/store/9/usage?year=2026')).rejects.toEqual(
-      new ApiError(403, '이 매장의 매출을 볼 권한이 없습니다.'),
+      new HttpError(403, '이 매장의 매출을 볼 권한이 없습니다.'),
     )
   })
 
@@ -157,10 +159,23 @@ describe('the fetch wrapper', () => {
     expect(Cookies.get('refreshToken')).toBe('refresh-1')
   })
 
-  it('an empty answer is undefined', async () => {
-    fakeServer({ 'PUT /api/v0/user/phone': () => new Response(null, { status: 200 }) })
-    expect(
-      await requestJson('/api/v0/user/phone', { method: 'PUT', body: { phone: '01012345678' } }),
-    ).toBeUndefined()
+  it('an empty answer is an EmptyAnswerError naming its call, whose one handler reloads once a minute', async () => {
+    fakeServer({
+      'PUT /api/v0/user/phone': () => new Response(null, { status: 200 }),
+      'GET /api/v0/user': () => new Response('  ', { status: 200 }),
+    })
+    const reload = vi.spyOn(page, 'reload').mockImplementation(() => {})
+    const code = await requestJson('/api/v0/user/phone', {
+      method: 'PUT',
+      body: { phone: '01012345678' },
+    }).catch((error: unknown) => error)
+    expect(code).toBeInstanceOf(EmptyAnswerError)
+    expect((code as EmptyAnswerError).call).toBe('empty:code')
+    const profile = (await requestJson('/api/v0/user').catch((error: unknown) => error)) as EmptyAnswerError
+    expect(profile.call).toBe('empty:profile')
+    expect(reloadForEmptyAnswer(code as EmptyAnswerError)).toBe(true)
+    expect(reloadForEmptyAnswer(code as EmptyAnswerError)).toBe(false)
+    expect(reloadForEmptyAnswer(profile)).toBe(true)
+    expect(reload).toHaveBeenCalledTimes(2)
   })
 })

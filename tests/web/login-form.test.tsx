@@ -4,7 +4,7 @@ import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { LoginForm } from '../../src/features/auth/login-form.tsx'
 import { page } from '../../src/lib/page.ts'
-import { useStoreStore, useUserStore } from '../../src/lib/session.ts'
+import { useStoreStore, useUserStore } from '../../src/lib/session-state.ts'
 import { fakeServer, json, offline } from './fake-server.ts'
 
 const user = { id: 1, name: '김사장', phone: '01012345678', image: null }

@@ -2,14 +2,14 @@
 // tokens, the user and stores, or figures, whatever answers arrive afterwards.
 import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, type Mock, vi } from 'vitest'
-import { logOut } from '../../src/features/auth/log-out.ts'
-import { usageQuery } from '../../src/features/sales/usage-query.ts'
+import { logOut } from '../../src/features/auth/session.ts'
+import { recheckSession } from '../../src/features/auth/session-check.ts'
 import { onSessionEnded, request, StaleSessionError } from '../../src/lib/api.ts'
 import { page } from '../../src/lib/page.ts'
 import { queryClient, restored } from '../../src/lib/query-client.ts'
-import { clearDevice, useStoreStore, useUserStore } from '../../src/lib/session.ts'
-import { refreshSession } from '../../src/lib/session-check.ts'
+import { useStoreStore, useUserStore, wipeDevice } from '../../src/lib/session-state.ts'
 import { removeTokens } from '../../src/lib/tokens.ts'
+import { usageKeys, usageQuery } from '../../src/lib/usage.ts'
 import { type Call, fakeServer, json } from './fake-server.ts'
 
 const user = { id: 1, name: '김사장', phone: '01012345678', image: null }
@@ -39,7 +39,7 @@ beforeEach(async () => {
   vi.spyOn(page, 'alert').mockImplementation(() => {})
   vi.spyOn(page, 'reload').mockImplementation(() => {})
   vi.spyOn(console, 'error').mockImplementation(() => {})
-  sessionEnded = vi.fn(() => void clearDevice())
+  sessionEnded = vi.fn(() => void wipeDevice())
   onSessionEnded(sessionEnded)
 })
 
@@ -105,7 +105,7 @@ describe('logout while answers are in flight', () => {
   it('a profile in flight does not bring back the user and stores', async () => {
     const profile = held<Response>()
     const server = fakeServer({ ...signOut(), 'GET /api/v0/user': () => profile.promise })
-    const refreshed = refreshSession()
+    const refreshed = recheckSession()
     await vi.waitFor(() => expect(server.count('GET /api/v0/user')).toBe(1))
     expect(await logOut()).toBe(true)
     profile.release(json(200, { user: { ...user, name: '김대표' }, stores }))
@@ -133,7 +133,7 @@ describe('logout while answers are in flight', () => {
           { status: 200 },
         ),
     })
-    const refreshed = refreshSession()
+    const refreshed = recheckSession()
     await vi.waitFor(() => expect(server.count('GET /api/v0/user')).toBe(1))
     await new Promise((resolve) => setTimeout(resolve, 10))
     expect(await logOut()).toBe(true)
@@ -166,7 +166,7 @@ describe('logout while answers are in flight', () => {
     await new Promise((resolve) => setTimeout(resolve, 1300))
     unsubscribe()
     expect(written).toEqual([])
-    expect(queryClient.getQueryData(['usage', 1, 2026])).toBeUndefined()
+    expect(queryClient.getQueryData(usageKeys.year(1, 2026))).toBeUndefined()
     expect(localStorage.getItem('laundry-sales-cache') ?? '').not.toContain('4321')
     expectSignedOut()
   })
@@ -180,13 +180,13 @@ describe('logout while answers are in flight', () => {
     const arrayBuffer = Response.prototype.arrayBuffer
     vi.spyOn(Response.prototype, 'arrayBuffer').mockImplementation(async function (this: Response) {
       const bytes = await arrayBuffer.call(this)
-      // The session ends (as clearDevice begins, before it reaches the query cache).
+      // The session ends (as wipeDevice begins, before it reaches the query cache).
       removeTokens()
       return bytes
     })
     const error = await queryClient.fetchQuery(usageQuery(1, 2026)).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(StaleSessionError)
-    expect(queryClient.getQueryData(['usage', 1, 2026])).toBeUndefined()
+    expect(queryClient.getQueryData(usageKeys.year(1, 2026))).toBeUndefined()
   })
 
   it('a request of the ended session never goes on with the next session’s token', async () => {
@@ -198,7 +198,7 @@ describe('logout while answers are in flight', () => {
     })
     const pending = request('/api/v0/store/1/usage?year=2026').catch((error: unknown) => error)
     await vi.waitFor(() => expect(server.count('GET /api/v0/user/sign')).toBe(1))
-    await clearDevice()
+    await wipeDevice()
     // Someone else signs in on the device.
     Cookies.set('accessToken', 'b1', { path: '/' })
     Cookies.set('refreshToken', 'rb1', { path: '/' })

@@ -1,11 +1,11 @@
 import { fireEvent, render, screen } from '@testing-library/react'
 import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { recheckSession } from '../../src/features/auth/session-check.ts'
 import { emptyAnswerMessage } from '../../src/lib/api.ts'
 import { page, reloadFor, reloadGuardMs } from '../../src/lib/page.ts'
 import { useProblem } from '../../src/lib/problem.ts'
-import { useStoreStore, useUserStore } from '../../src/lib/session.ts'
-import { refreshSession } from '../../src/lib/session-check.ts'
+import { useStoreStore, useUserStore } from '../../src/lib/session-state.ts'
 import { ProblemNotice } from '../../src/routes/-problem-notice.tsx'
 import { fakeServer, json } from './fake-server.ts'
 
@@ -20,23 +20,23 @@ beforeEach(() => {
 describe('the reload guard', () => {
   it('reloads once a minute at most per rule, remembered in session storage across the reload', () => {
     vi.useFakeTimers({ now: new Date('2026-11-23T06:00:00Z'), toFake: ['Date'] })
-    expect(reloadFor('profile')).toBe(true)
+    expect(reloadFor('empty:profile')).toBe(true)
     expect(sessionStorage.getItem('reload-guard')).toContain('profile')
-    expect(reloadFor('profile')).toBe(false)
+    expect(reloadFor('empty:profile')).toBe(false)
     // Another rule has its own minute.
-    expect(reloadFor('token')).toBe(true)
+    expect(reloadFor('empty:token')).toBe(true)
     vi.setSystemTime(Date.now() + reloadGuardMs - 1)
-    expect(reloadFor('profile')).toBe(false)
+    expect(reloadFor('empty:profile')).toBe(false)
     vi.setSystemTime(Date.now() + 2)
-    expect(reloadFor('profile')).toBe(true)
+    expect(reloadFor('empty:profile')).toBe(true)
     expect(reload).toHaveBeenCalledTimes(3)
   })
 
   it('a clock set back does not let a rule reload again at once', () => {
     vi.useFakeTimers({ now: new Date('2026-11-23T06:00:00Z'), toFake: ['Date'] })
-    expect(reloadFor('sign-in')).toBe(true)
+    expect(reloadFor('empty:sign-in')).toBe(true)
     vi.setSystemTime(Date.now() - 30_000)
-    expect(reloadFor('sign-in')).toBe(false)
+    expect(reloadFor('empty:sign-in')).toBe(false)
   })
 
   it('where it cannot remember, it does not reload at all', () => {
@@ -46,7 +46,7 @@ describe('the reload guard', () => {
         throw new Error('QuotaExceededError')
       },
     })
-    expect(reloadFor('code')).toBe(false)
+    expect(reloadFor('empty:code')).toBe(false)
     expect(reload).not.toHaveBeenCalled()
   })
 
@@ -63,10 +63,10 @@ describe('the reload guard', () => {
         answerEmpty ? new Response(null, { status: 200 }) : json(200, { user, stores }),
     })
     render(<ProblemNotice />)
-    await refreshSession()
+    await recheckSession()
     expect(reload).toHaveBeenCalledTimes(1)
     expect(screen.queryByRole('alert')).not.toBeInTheDocument()
-    await refreshSession()
+    await recheckSession()
     expect(reload).toHaveBeenCalledTimes(1)
     expect(await screen.findByRole('alert')).toHaveTextContent(emptyAnswerMessage)
     // The session is kept, as for any server in trouble.

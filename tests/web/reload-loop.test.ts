@@ -3,11 +3,11 @@
 // always does, and a "page load" that runs the same code again (session storage survives a reload).
 import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { recheckSession } from '../../src/features/auth/session-check.ts'
 import { requestCode, signIn } from '../../src/features/auth/sign-in.ts'
 import { onSessionEnded, request } from '../../src/lib/api.ts'
 import { page } from '../../src/lib/page.ts'
-import { clearDevice, useStoreStore, useUserStore } from '../../src/lib/session.ts'
-import { refreshSession } from '../../src/lib/session-check.ts'
+import { useStoreStore, useUserStore, wipeDevice } from '../../src/lib/session-state.ts'
 import { fakeServer } from './fake-server.ts'
 
 const empty = () => new Response(null, { status: 200 })
@@ -20,7 +20,7 @@ beforeEach(() => {
   reload = vi.spyOn(page, 'reload').mockImplementation(() => {})
   alert = vi.spyOn(page, 'alert').mockImplementation(() => {})
   vi.spyOn(console, 'error').mockImplementation(() => {})
-  onSessionEnded(() => void clearDevice())
+  onSessionEnded(() => void wipeDevice())
   useUserStore.setState({ user: null, isLoggedIn: false })
   useStoreStore.setState({ stores: [], store: null })
 })
@@ -36,7 +36,7 @@ describe('a server that always answers empty', () => {
   it('the profile check on start reloads the page once, not on every page load', async () => {
     signedIn()
     const server = fakeServer({ 'GET /api/v0/user': empty })
-    for (let load = 0; load < 5; load++) await refreshSession()
+    for (let load = 0; load < 5; load++) await recheckSession()
     expect(server.count('GET /api/v0/user')).toBe(5)
     expect(reload).toHaveBeenCalledTimes(1)
   })

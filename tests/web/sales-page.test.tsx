@@ -4,8 +4,8 @@ import Cookies from 'js-cookie'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { Period } from '../../src/features/sales/period.ts'
 import { SalesPage } from '../../src/features/sales/sales-page.tsx'
-import type { Usage } from '../../src/features/sales/usage-query.ts'
-import { useStoreStore } from '../../src/lib/session.ts'
+import { useStoreStore } from '../../src/lib/session-state.ts'
+import { type Usage, usageKeys } from '../../src/lib/usage.ts'
 import { emptyBuckets } from '../../src/workers/buckets.ts'
 import { type Call, fakeServer, json } from './fake-server.ts'
 
@@ -28,17 +28,21 @@ beforeEach(() => {
 })
 afterEach(() => onlineManager.setOnline(true))
 
+/** The sales page of store 1 (the route's selection) at `period`; `rerender` selects another period or store. */
 function renderAt(
   period: Period,
   client = new QueryClient({ defaultOptions: { queries: { retry: false } } }),
 ) {
-  const view = (at: Period) => (
+  const view = (at: Period, storeId: number) => (
     <QueryClientProvider client={client}>
-      <SalesPage period={at} onPeriodChange={() => {}} />
+      <SalesPage storeId={storeId} period={at} onPeriodChange={() => {}} />
     </QueryClientProvider>
   )
-  const rendered = render(view(period))
-  return { client, rerender: (at: Period) => rendered.rerender(view(at)) }
+  const rendered = render(view(period, store.id))
+  return {
+    client,
+    rerender: (at: Period, storeId = store.id) => rendered.rerender(view(at, storeId)),
+  }
 }
 
 const usageServer = () =>
@@ -124,9 +128,9 @@ describe('the sales screen', () => {
       'GET /api/v0/store/1/usage': () => json(200, { usages: usages[2026] }),
       'GET /api/v0/store/2/usage': () => answered,
     })
-    renderAt({ year: 2026, month: 3 })
+    const view = renderAt({ year: 2026, month: 3 })
     await screen.findByText('12,000원')
-    act(() => useStoreStore.setState({ store: other }))
+    view.rerender({ year: 2026, month: 3 }, other.id)
     expect(screen.getByText('매출을 불러오는 중…')).toBeInTheDocument()
     expect(screen.queryByTestId('year-total')).not.toBeInTheDocument()
     expectNoFiguresOfStore1()
@@ -136,9 +140,9 @@ describe('the sales screen', () => {
 
   it("another store whose fetch fails: an empty state with a retry, never the previous store's figures", async () => {
     usageServer()
-    renderAt({ year: 2026, month: 3 })
+    const view = renderAt({ year: 2026, month: 3 })
     await screen.findByText('12,000원')
-    act(() => useStoreStore.setState({ store: other }))
+    view.rerender({ year: 2026, month: 3 }, other.id)
     expect(
       await screen.findByRole('heading', { name: '이 매장의 2026년 매출을 불러오지 못했습니다' }),
     ).toBeInTheDocument()
@@ -154,8 +158,12 @@ describe('the sales screen', () => {
     kept.total = 55_000
     kept.months[2] = 55_000
     const keptAt = new Date(2026, 2, 5, 14, 30).getTime()
-    view.client.setQueryData<Usage>(['usage', 2, 2026], { buckets: kept, etag: null }, { updatedAt: keptAt })
-    act(() => useStoreStore.setState({ store: other }))
+    view.client.setQueryData<Usage>(
+      usageKeys.year(2, 2026),
+      { buckets: kept, etag: null },
+      { updatedAt: keptAt },
+    )
+    view.rerender({ year: 2026, month: 3 }, other.id)
     expect(screen.getByTestId('year-total')).toHaveTextContent('55,000원')
     await vi.waitFor(() => expect(screen.getByText(/^새 매출을 불러오지 못했습니다 · 3월 5일 14:30 기준$/)))
     expect(screen.getByTestId('year-total')).toHaveTextContent('55,000원')
@@ -164,10 +172,10 @@ describe('the sales screen', () => {
 
   it("offline, another store with nothing kept is not available: never the previous store's figures", async () => {
     usageServer()
-    renderAt({ year: 2026, month: 3 })
+    const view = renderAt({ year: 2026, month: 3 })
     await screen.findByText('12,000원')
     act(() => onlineManager.setOnline(false))
-    act(() => useStoreStore.setState({ store: other }))
+    view.rerender({ year: 2026, month: 3 }, other.id)
     expect(screen.getByRole('heading', { name: '오프라인에서는 볼 수 없는 기간입니다' })).toBeInTheDocument()
     expectNoFiguresOfStore1()
   })

@@ -1,9 +1,9 @@
 import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { recheckSession } from '../../src/features/auth/session-check.ts'
 import { onSessionEnded } from '../../src/lib/api.ts'
 import { page } from '../../src/lib/page.ts'
-import { clearDevice, useStoreStore, useUserStore } from '../../src/lib/session.ts'
-import { refreshSession } from '../../src/lib/session-check.ts'
+import { useStoreStore, useUserStore, wipeDevice } from '../../src/lib/session-state.ts'
 import { fakeServer, json, offline } from './fake-server.ts'
 
 const user = { id: 1, name: '김사장', phone: '01012345678', image: null }
@@ -21,27 +21,27 @@ beforeEach(() => {
   useStoreStore.setState({ stores, store: stores[1] ?? null })
   reload = vi.spyOn(page, 'reload').mockImplementation(() => {})
   vi.spyOn(console, 'error').mockImplementation(() => {})
-  onSessionEnded(() => void clearDevice())
+  onSessionEnded(() => void wipeDevice())
 })
 
 describe('the session on start', () => {
   it('fetches the profile again, and keeps the selected store while it is still there', async () => {
     fakeServer({ 'GET /api/v0/user': () => json(200, { user: { ...user, name: '김대표' }, stores }) })
-    await refreshSession()
+    await recheckSession()
     expect(useUserStore.getState()).toMatchObject({ isLoggedIn: true, user: { name: '김대표' } })
     expect(useStoreStore.getState().store?.id).toBe(2)
   })
 
   it('selects the first store when the selected one is gone', async () => {
     fakeServer({ 'GET /api/v0/user': () => json(200, { user, stores: [stores[0], stores[2]] }) })
-    await refreshSession()
+    await recheckSession()
     expect(useStoreStore.getState().store?.id).toBe(1)
     expect(useStoreStore.getState().stores).toHaveLength(2)
   })
 
   it('offline, keeps the session as it was', async () => {
     offline()
-    await refreshSession()
+    await recheckSession()
     expect(useUserStore.getState().isLoggedIn).toBe(true)
     expect(useStoreStore.getState().store?.id).toBe(2)
     expect(Cookies.get('refreshToken')).toBe('r1')
@@ -50,7 +50,7 @@ describe('the session on start', () => {
 
   it('keeps the session when the server is in trouble (5xx)', async () => {
     fakeServer({ 'GET /api/v0/user': () => json(503, { message: '잠시 후 다시 시도해 주세요.' }) })
-    await refreshSession()
+    await recheckSession()
     expect(useUserStore.getState().isLoggedIn).toBe(true)
   })
 
@@ -59,7 +59,7 @@ describe('the session on start', () => {
       'GET /api/v0/user': () => json(401, { message: '로그인이 만료되었습니다.' }),
       'GET /api/v0/user/sign': () => json(401, { message: '로그인 정보가 올바르지 않습니다.' }),
     })
-    await refreshSession()
+    await recheckSession()
     await vi.waitFor(() => expect(useUserStore.getState().isLoggedIn).toBe(false))
     expect(Cookies.get('accessToken')).toBeUndefined()
     expect(Cookies.get('refreshToken')).toBeUndefined()
@@ -69,7 +69,7 @@ describe('the session on start', () => {
 
   it('logs out and reloads when the user has no stores left', async () => {
     fakeServer({ 'GET /api/v0/user': () => json(200, { user, stores: [] }) })
-    await refreshSession()
+    await recheckSession()
     expect(useUserStore.getState().isLoggedIn).toBe(false)
     expect(Cookies.get('refreshToken')).toBeUndefined()
     expect(reload).toHaveBeenCalledTimes(1)
@@ -77,7 +77,7 @@ describe('the session on start', () => {
 
   it('reloads when the profile answer is empty', async () => {
     fakeServer({ 'GET /api/v0/user': () => new Response(null, { status: 200 }) })
-    await refreshSession()
+    await recheckSession()
     expect(reload).toHaveBeenCalledTimes(1)
   })
 })

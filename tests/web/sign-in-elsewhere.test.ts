@@ -3,10 +3,11 @@
 // tokens rotating under another tab's refresh, or a device signed in before sign-in ids existed, do not.
 import Cookies from 'js-cookie'
 import { afterEach, beforeEach, describe, expect, it, type Mock, vi } from 'vitest'
+import { watchForSignOutElsewhere } from '../../src/features/auth/session.ts'
+import { recheckSession } from '../../src/features/auth/session-check.ts'
 import { onSessionEnded, request, SessionEndedError } from '../../src/lib/api.ts'
 import { page } from '../../src/lib/page.ts'
-import { clearDevice, useStoreStore, useUserStore, watchForSignOutElsewhere } from '../../src/lib/session.ts'
-import { refreshSession } from '../../src/lib/session-check.ts'
+import { useStoreStore, useUserStore, wipeDevice } from '../../src/lib/session-state.ts'
 import { adoptSignIn, isSessionCurrent, sessionGeneration } from '../../src/lib/tokens.ts'
 import { fakeServer, json } from './fake-server.ts'
 
@@ -35,7 +36,7 @@ function startTab(withId: boolean) {
   useUserStore.setState({ user: userA, isLoggedIn: true })
   useStoreStore.setState({ stores, store: stores[0] ?? null })
   adoptSignIn()
-  signedOut = vi.fn(() => void clearDevice())
+  signedOut = vi.fn(() => void wipeDevice())
   onSessionEnded(signedOut)
   stopWatching = watchForSignOutElsewhere(signedOut)
 }
@@ -51,7 +52,7 @@ describe('another sign-in made in another tab', () => {
     startTab(true)
     const profile = held<Response>()
     const server = fakeServer({ 'GET /api/v0/user': () => profile.promise })
-    const refreshed = refreshSession()
+    const refreshed = recheckSession()
     await vi.waitFor(() => expect(server.count('GET /api/v0/user')).toBe(1))
     // Tab 1 logs A out and C signs in there, while this tab is in the background.
     for (const name of ['accessToken', 'refreshToken', 'signInId']) Cookies.remove(name, { path: '/' })
@@ -92,7 +93,7 @@ describe('what does not sign a tab out', () => {
           : json(401, { message: '로그인이 만료되었습니다.' }),
       'GET /api/v0/user/sign': () => json(200, { token: { access: 'a3', refresh: 'r3' } }),
     })
-    await refreshSession()
+    await recheckSession()
     expect(server.count('GET /api/v0/user/sign')).toBe(1)
     expect(Cookies.get('refreshToken')).toBe('r3')
     expect(Cookies.get('signInId')).toBe('sign-in-of-a')
@@ -108,7 +109,7 @@ describe('what does not sign a tab out', () => {
     adoptSignIn() // a second tab starting keeps the id the first one wrote
     expect(Cookies.get('signInId')).toBe(id)
     fakeServer({ 'GET /api/v0/user': () => json(200, { user: { ...userA, name: '김대표' }, stores }) })
-    await refreshSession()
+    await recheckSession()
     await pastTheWatch()
     expect(signedOut).not.toHaveBeenCalled()
     expect(useUserStore.getState()).toMatchObject({ isLoggedIn: true, user: { name: '김대표' } })

@@ -1,7 +1,7 @@
 import { QueryClient } from '@tanstack/react-query'
 import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
-import { type Usage, usageQuery } from '../../src/features/sales/usage-query.ts'
+import { type Usage, usageKeys, usageQuery } from '../../src/lib/usage.ts'
 import { type Call, fakeServer } from './fake-server.ts'
 
 const answer = (etag: string, usages: unknown[]) =>
@@ -30,22 +30,22 @@ describe('the usage query', () => {
     expect(first.etag).toBe('W/"v1"')
     expect(first.buckets.total).toBe(4000)
     expect(server.calls[0]?.ifNoneMatch).toBeNull()
-    const firstAt = client.getQueryState(['usage', 1, 2026])?.dataUpdatedAt ?? 0
+    const firstAt = client.getQueryState(usageKeys.year(1, 2026))?.dataUpdatedAt ?? 0
 
     const read = vi.spyOn(Response.prototype, 'arrayBuffer')
     await new Promise((resolve) => setTimeout(resolve, 5))
-    await client.refetchQueries({ queryKey: ['usage', 1, 2026] })
+    await client.refetchQueries({ queryKey: usageKeys.year(1, 2026) })
     expect(server.calls[1]?.ifNoneMatch).toBe('W/"v1"')
-    expect(client.getQueryData<Usage>(['usage', 1, 2026])).toBe(first)
+    expect(client.getQueryData<Usage>(usageKeys.year(1, 2026))).toBe(first)
     expect(read).not.toHaveBeenCalled()
     // Confirmed current just now.
-    expect(client.getQueryState(['usage', 1, 2026])?.dataUpdatedAt).toBeGreaterThan(firstAt)
+    expect(client.getQueryState(usageKeys.year(1, 2026))?.dataUpdatedAt).toBeGreaterThan(firstAt)
 
     version = 'W/"v2"'
     records = [...records, { createdAt: '2026-04-01T00:00:00.000Z', amount: 3000 }]
-    await client.refetchQueries({ queryKey: ['usage', 1, 2026] })
+    await client.refetchQueries({ queryKey: usageKeys.year(1, 2026) })
     expect(server.calls[2]?.ifNoneMatch).toBe('W/"v1"')
-    expect(client.getQueryData<Usage>(['usage', 1, 2026])).toMatchObject({
+    expect(client.getQueryData<Usage>(usageKeys.year(1, 2026))).toMatchObject({
       etag: 'W/"v2"',
       buckets: { total: 7000 },
     })
@@ -55,7 +55,7 @@ describe('the usage query', () => {
     fakeServer({ 'GET /api/v0/store/1/usage': () => new Response(null, { status: 304 }) })
     // Only reachable through a server that answers 304 to a request without If-None-Match.
     const client = new QueryClient({ defaultOptions: { queries: { retry: false } } })
-    client.setQueryData<Usage>(['usage', 1, 2026], undefined)
+    client.setQueryData<Usage>(usageKeys.year(1, 2026), undefined)
     await expect(client.fetchQuery(usageQuery(1, 2026))).rejects.toThrow()
   })
 })

@@ -1,18 +1,11 @@
 import { imageUrl } from '../../config.ts'
-import { useUserStore } from '../../lib/session.ts'
-import { logOut } from './log-out.ts'
+import { useUserStore } from '../../lib/session-state.ts'
+import { logOut } from './session.ts'
 
-export function LogoutButton({ onLoggedOut }: { onLoggedOut(): void }) {
+export function LogoutButton() {
   const user = useUserStore((state) => state.user)
   return (
-    <button
-      type="button"
-      className="logout-button"
-      title={user?.name}
-      onClick={async () => {
-        if (await logOut()) onLoggedOut()
-      }}
-    >
+    <button type="button" className="logout-button" title={user?.name} onClick={() => void logOut()}>
       {user?.image ? (
         <img className="avatar" src={imageUrl(user.image)} alt="" width={32} height={32} />
       ) : (

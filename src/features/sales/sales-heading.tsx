@@ -1,5 +1,4 @@
 import { useDocumentTitle } from '../../lib/document-title.ts'
-import { useStoreStore } from '../../lib/session.ts'
 import { type Period, periodLabel } from './period.ts'
 
 /**
@@ -7,9 +6,8 @@ import { type Period, periodLabel } from './period.ts'
  * and month the figures below are of. Sighted people read the same from the header and the month
  * navigator.
  */
-export function SalesHeading({ period }: { period: Period }) {
-  const store = useStoreStore((state) => state.store)
-  const heading = `${store ? `${store.name} ` : ''}${periodLabel(period)} 매출`
+export function SalesHeading({ storeName, period }: { storeName: string | undefined; period: Period }) {
+  const heading = `${storeName ? `${storeName} ` : ''}${periodLabel(period)} 매출`
   useDocumentTitle(heading)
   return <h1 className="visually-hidden">{heading}</h1>
 }

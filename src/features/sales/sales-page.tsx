@@ -5,13 +5,12 @@ import { LineChart } from '../../charts/line-chart.tsx'
 import { OfflineError } from '../../lib/api.ts'
 import { compactNumber, dayAndTime, won } from '../../lib/format.ts'
 import { useOnline } from '../../lib/online.ts'
-import { useStoreStore } from '../../lib/session.ts'
+import { useStoreStore } from '../../lib/session-state.ts'
+import { usageQuery } from '../../lib/usage.ts'
 import { type Buckets, daysInMonth } from '../../workers/buckets.ts'
-import { Footer } from './footer.tsx'
 import { MonthNavigator } from './month-navigator.tsx'
 import type { Period } from './period.ts'
 import { SalesHeading } from './sales-heading.tsx'
-import { usageQuery } from './usage-query.ts'
 
 const monthLabels = Array.from({ length: 12 }, (_, index) => `${index + 1}월`)
 const dayLabels = (year: number, month: number) =>
@@ -50,19 +49,8 @@ function useShownBuckets(storeId: number, period: Period) {
   }
 }
 
+/** The sales of the store and period the route selected. */
 export function SalesPage({
-  period,
-  onPeriodChange,
-}: {
-  period: Period
-  onPeriodChange(period: Period): void
-}) {
-  const store = useStoreStore((state) => state.store)
-  if (!store) return null
-  return <StoreSales storeId={store.id} period={period} onPeriodChange={onPeriodChange} />
-}
-
-function StoreSales({
   storeId,
   period,
   onPeriodChange,
@@ -72,43 +60,40 @@ function StoreSales({
   onPeriodChange(period: Period): void
 }) {
   const shown = useShownBuckets(storeId, period)
+  const storeName = useStoreStore((state) => state.stores.find((store) => store.id === storeId)?.name)
   return (
-    <>
-      <main className="sales">
-        <SalesHeading period={period} />
-        <MonthNavigator period={period} onChange={onPeriodChange} />
-        {shown.fetchedAt !== undefined && (shown.offline || shown.refreshFailed) && (
-          <p className="offline-notice" role="status">
-            {shown.offline ? '오프라인' : '새 매출을 불러오지 못했습니다'} · {dayAndTime(shown.fetchedAt)}{' '}
-            기준
+    <main className="sales">
+      <SalesHeading storeName={storeName} period={period} />
+      <MonthNavigator period={period} onChange={onPeriodChange} />
+      {shown.fetchedAt !== undefined && (shown.offline || shown.refreshFailed) && (
+        <p className="offline-notice" role="status">
+          {shown.offline ? '오프라인' : '새 매출을 불러오지 못했습니다'} · {dayAndTime(shown.fetchedAt)} 기준
+        </p>
+      )}
+      {shown.buckets ? (
+        <Figures buckets={shown.buckets} period={period} />
+      ) : shown.unavailableOffline ? (
+        <div className="sales-unavailable" role="status">
+          <h2>오프라인에서는 볼 수 없는 기간입니다</h2>
+          <p>
+            {period.year}년 매출은 이 기기에 저장되어 있지 않습니다. 인터넷에 연결되면 자동으로 불러옵니다.
           </p>
-        )}
-        {shown.buckets ? (
-          <Figures buckets={shown.buckets} period={period} />
-        ) : shown.unavailableOffline ? (
-          <div className="sales-unavailable" role="status">
-            <h2>오프라인에서는 볼 수 없는 기간입니다</h2>
-            <p>
-              {period.year}년 매출은 이 기기에 저장되어 있지 않습니다. 인터넷에 연결되면 자동으로 불러옵니다.
-            </p>
-          </div>
-        ) : shown.failed ? (
-          <div className="sales-unavailable" role="status">
-            <h2>이 매장의 {period.year}년 매출을 불러오지 못했습니다</h2>
-            <button type="button" className="retry-button" onClick={shown.retry}>
-              다시 시도
-            </button>
-          </div>
-        ) : (
-          <div className="sales-figures is-stale" aria-busy="true">
-            <p className="sales-notice" role="status">
-              매출을 불러오는 중…
-            </p>
-          </div>
-        )}
-      </main>
-      <Footer />
-    </>
+        </div>
+      ) : shown.failed ? (
+        <div className="sales-unavailable" role="status">
+          <h2>이 매장의 {period.year}년 매출을 불러오지 못했습니다</h2>
+          <button type="button" className="retry-button" onClick={shown.retry}>
+            다시 시도
+          </button>
+        </div>
+      ) : (
+        <div className="sales-figures is-stale" aria-busy="true">
+          <p className="sales-notice" role="status">
+            매출을 불러오는 중…
+          </p>
+        </div>
+      )}
+    </main>
   )
 }
 

@@ -1,8 +1,10 @@
-// SPEC.md 2: the current store's first image and name; a dropdown of every store the user may see.
+// The header's store switcher: the current store's first image and name, and a dropdown of every store
+// the user may see. Choosing one opens its sales (the sales route makes it the current store).
+import { useNavigate } from '@tanstack/react-router'
 import { useId } from 'react'
 import type { Store } from '../../../contract/api.ts'
 import { imageUrl } from '../../config.ts'
-import { useStoreStore } from '../../lib/session.ts'
+import { useStoreStore } from '../../lib/session-state.ts'
 import { useDropdown } from '../../lib/use-dropdown.ts'
 
 function Thumbnail({ store }: { store: Store }) {
@@ -19,7 +21,7 @@ function Thumbnail({ store }: { store: Store }) {
 export function StoreSwitcher() {
   const store = useStoreStore((state) => state.store)
   const stores = useStoreStore((state) => state.stores)
-  const setStore = useStoreStore((state) => state.setStore)
+  const navigate = useNavigate()
   const { open, setOpen, close, container, opener, panel } = useDropdown<HTMLDivElement, HTMLUListElement>()
   const listId = useId()
 
@@ -51,8 +53,9 @@ export function StoreSwitcher() {
                 type="button"
                 aria-current={option.id === store.id ? 'true' : undefined}
                 onClick={() => {
-                  setStore(option)
                   close(true)
+                  // The same period of the other store.
+                  void navigate({ to: '/', search: (previous) => ({ ...previous, store: option.id }) })
                 }}
               >
                 <Thumbnail store={option} />

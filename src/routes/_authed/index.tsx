@@ -1,41 +1,76 @@
-import { createFileRoute } from '@tanstack/react-router'
+import { createFileRoute, type SearchSchemaInput } from '@tanstack/react-router'
 import { currentPeriod, type Period } from '../../features/sales/period.ts'
 import { SalesPage } from '../../features/sales/sales-page.tsx'
-import { usageQuery } from '../../features/sales/usage-query.ts'
-import { queryClient, restored } from '../../lib/query-client.ts'
-import { useStoreStore } from '../../lib/session.ts'
+import { usageQuery } from '../../lib/usage.ts'
 
-/** The period lives in the address (`/?year=2026&month=11`), so a reload or Back keeps what was shown. */
-function validateSearch(search: Record<string, unknown>): Partial<Period> {
+/**
+ * The sales screen's address: `/?store=2&year=2026&month=11`, every part optional, so a reload or Back
+ * keeps what was shown. The period's default (this month) is applied here, once: a year and month that
+ * are not both valid are this month.
+ */
+export interface SalesSearch extends Period {
+  store?: number
+}
+
+/** What a link may give: any part, or none (the defaults apply). */
+type SalesSearchInput = { store?: number; year?: number; month?: number } & SearchSchemaInput
+
+function validateSearch(search: SalesSearchInput): SalesSearch {
+  const store = Number(search.store)
   const year = Number(search.year)
   const month = Number(search.month)
-  const valid =
+  const validPeriod =
     Number.isInteger(year) &&
     year >= 2000 &&
     year <= 2100 &&
     Number.isInteger(month) &&
     month >= 1 &&
     month <= 12
-  return valid ? { year, month } : {}
+  return {
+    ...(validPeriod ? { year, month } : currentPeriod()),
+    ...(Number.isSafeInteger(store) && store > 0 ? { store } : {}),
+  }
 }
 
 export const Route = createFileRoute('/_authed/')({
   validateSearch,
-  loaderDeps: ({ search }) => ({ year: search.year ?? currentPeriod().year }),
+  // This month is not written into the address: `/` stays `/`, and a link to this month is short.
+  search: {
+    middlewares: [
+      ({ search, next }) => {
+        const { year, month, ...rest } = next(search)
+        const today = currentPeriod()
+        return year === today.year && month === today.month ? (rest as SalesSearch) : { ...rest, year, month }
+      },
+    ],
+  },
+  // The store is the address's when it is one of the user's, else the one the device remembers; the
+  // address's becomes the remembered one (not for a preload, which only prepares a link's target).
+  beforeLoad: ({ context: { session }, search, preload }) => {
+    const named = search.store !== undefined && session.hasStore(search.store) ? search.store : undefined
+    if (named !== undefined && !preload) session.selectStore(named)
+    return { storeId: named ?? session.selectedStoreId() }
+  },
+  loaderDeps: ({ search }) => ({ store: search.store, year: search.year }),
   // The figures kept on the device first, then a fetch that runs while the screen's code loads; the
   // page reads the same query.
-  loader: async ({ deps }) => {
-    await restored
-    const store = useStoreStore.getState().store
-    if (store) void queryClient.prefetchQuery(usageQuery(store.id, deps.year))
+  loader: async ({ context, deps }) => {
+    const queryClient = await context.queryClient()
+    if (context.storeId !== undefined) void queryClient.prefetchQuery(usageQuery(context.storeId, deps.year))
   },
   component: SalesRoute,
 })
 
 function SalesRoute() {
-  const search = Route.useSearch()
+  const { year, month } = Route.useSearch()
+  const storeId = Route.useRouteContext({ select: (context) => context.storeId })
   const navigate = Route.useNavigate()
-  const today = currentPeriod()
-  const period = { year: search.year ?? today.year, month: search.month ?? today.month }
-  return <SalesPage period={period} onPeriodChange={(next) => navigate({ search: next })} />
+  if (storeId === undefined) return null
+  return (
+    <SalesPage
+      storeId={storeId}
+      period={{ year, month }}
+      onPeriodChange={(next) => navigate({ search: (previous) => ({ ...previous, ...next }) })}
+    />
+  )
 }

@@ -1,14 +1,25 @@
+// A store's sales of one year, as a query: fetched once, kept on the device, read by every screen
+// that shows figures (the sales screen now, the stores overview next), so none fetches it twice.
 import { queryOptions } from '@tanstack/react-query'
-import { ApiError, request, StaleSessionError } from '../../lib/api.ts'
-import { isSessionCurrent, sessionGeneration } from '../../lib/tokens.ts'
-import { bucketInWorker } from '../../workers/bucket-client.ts'
-import type { Buckets } from '../../workers/buckets.ts'
+import { bucketInWorker } from '../workers/bucket-client.ts'
+import type { Buckets } from '../workers/buckets.ts'
+import { HttpError, request, StaleSessionError } from './api.ts'
+import { isSessionCurrent, sessionGeneration } from './tokens.ts'
 
 /** What is cached and kept for offline use of one store and year: the buckets and the answer's ETag. */
 export interface Usage {
   buckets: Buckets
   /** The ETag of the answer the buckets were made from; sent back in If-None-Match. */
   etag: string | null
+}
+
+/** The query keys of usage: the query, the filter of what is kept on the device, and tests name them here. */
+export const usageKeys = {
+  all: ['usage'] as const,
+  store: (storeId: number) => [...usageKeys.all, storeId] as const,
+  year: (storeId: number, year: number) => [...usageKeys.store(storeId), year] as const,
+  /** Whether a query key is a usage key. */
+  is: (queryKey: readonly unknown[]) => queryKey[0] === usageKeys.all[0],
 }
 
 /**
@@ -20,7 +31,7 @@ export interface Usage {
  */
 export const usageQuery = (storeId: number, year: number) =>
   queryOptions({
-    queryKey: ['usage', storeId, year] as const,
+    queryKey: usageKeys.year(storeId, year),
     queryFn: async ({ signal, client, queryKey }): Promise<Usage> => {
       const startedIn = sessionGeneration()
       const kept = client.getQueryData<Usage>(queryKey)
@@ -29,7 +40,7 @@ export const usageQuery = (storeId: number, year: number) =>
         ifNoneMatch: kept?.etag ?? undefined,
       })
       if (response.status === 304) {
-        if (!kept) throw new ApiError(304, '서버가 저장되지 않은 매출을 가리켰습니다.')
+        if (!kept) throw new HttpError(304, '서버가 저장되지 않은 매출을 가리켰습니다.')
         if (!isSessionCurrent(startedIn)) throw new StaleSessionError()
         return kept
       }

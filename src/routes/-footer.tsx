@@ -1,4 +1,5 @@
-import { config } from '../../config.ts'
+// The signed-in screens' footer: what the figures are (before card and service fees) and how to reach support.
+import { config } from '../config.ts'
 
 export function Footer() {
   return (

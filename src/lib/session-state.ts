@@ -1,12 +1,12 @@
 // The signed-in session as the device remembers it: the user (local storage `user-sotre`, version 0)
-// and the stores with the selected one (`store-store`, version 1), beside the tokens in cookies.
-// Several features read it, so it lives here rather than in any one of them.
+// and the stores with the selected one (`store-store`, version 1), beside the tokens in cookies
+// (tokens.ts), and the one way all of it is forgotten (wipeDevice). Several features read it, so it
+// lives here; when and why a session begins and ends is the auth feature's (features/auth/session.ts).
 import { create } from 'zustand'
 import { persist } from 'zustand/middleware'
 import type { ProfileAnswer, Store, User } from '../../contract/api.ts'
-import { requestJson } from './api.ts'
 import { clearProblem } from './problem.ts'
-import { isOwnSignIn, isSessionCurrent, removeTokens } from './tokens.ts'
+import { isSessionCurrent, removeTokens } from './tokens.ts'
 
 interface UserState {
   user: User | null
@@ -50,6 +50,21 @@ export const useStoreStore = create<StoreState>()(
 
 export const isLoggedIn = () => useUserStore.getState().isLoggedIn
 
+/** What the router's guard and loaders know of the session (the router context's `session`). */
+export const sessionView = {
+  isLoggedIn,
+  /** The remembered selected store, if it is still one of the user's. */
+  selectedStoreId: () => useStoreStore.getState().store?.id,
+  hasStore: (id: number) => useStoreStore.getState().stores.some((store) => store.id === id),
+  /** Makes the store with this id the remembered selection (an id not among the user's is ignored). */
+  selectStore(id: number) {
+    const { store, stores } = useStoreStore.getState()
+    const chosen = stores.find((option) => option.id === id)
+    if (chosen && chosen.id !== store?.id) useStoreStore.getState().setStore(chosen)
+  },
+}
+export type SessionView = typeof sessionView
+
 /**
  * Takes in a fetched profile. At sign-in the first store is selected; when the session is
  * refreshed the owner's selection is kept if the store is still theirs. A profile
@@ -69,8 +84,6 @@ export function applyProfile(
   return true
 }
 
-export const fetchProfile = () => requestJson<ProfileAnswer>('/api/v0/user')
-
 /** The service worker's runtime caches (pictures); the precached app shell holds nobody's data. */
 async function clearRuntimeCaches() {
   if (typeof caches === 'undefined') return
@@ -88,7 +101,7 @@ async function clearRuntimeCaches() {
  * The session ends first and at once (before anything is awaited): every request still running for
  * it is aborted, and no answer that still arrives writes tokens, the user, the stores or figures.
  */
-export async function clearDevice() {
+export async function wipeDevice() {
   removeTokens()
   useUserStore.setState({ user: null, isLoggedIn: false })
   useStoreStore.setState({ store: null, stores: [] })
@@ -102,22 +115,4 @@ export async function clearDevice() {
   await queryClient.cancelQueries()
   queryClient.clear()
   await Promise.all([persister.removeClient(), clearRuntimeCaches()])
-}
-
-/**
- * Follows a sign-out made in another tab within about 300 ms: its cookies removed, or replaced by
- * another sign-in (the sign-in id differs from this tab's; a token refresh keeps the id). Through the
- * Cookie Store API's change event where the browser has one, else by looking every 300 ms.
- */
-export function watchForSignOutElsewhere(signedOut: () => void): () => void {
-  const check = () => {
-    if (useUserStore.getState().isLoggedIn && !isOwnSignIn()) signedOut()
-  }
-  const cookieStore = (window as { cookieStore?: EventTarget }).cookieStore
-  if (cookieStore) {
-    cookieStore.addEventListener('change', check)
-    return () => cookieStore.removeEventListener('change', check)
-  }
-  const timer = window.setInterval(check, 300)
-  return () => window.clearInterval(timer)
 }

@@ -1,0 +1,47 @@
+// The check of a remembered session when the app starts: part of the session's life (session.ts),
+// in a file of its own because only a device that starts signed in loads it.
+import {
+  EmptyAnswerError,
+  HttpError,
+  OfflineError,
+  reloadForEmptyAnswer,
+  SessionEndedError,
+  StaleSessionError,
+} from '../../lib/api.ts'
+import { clearProblem, showProblem } from '../../lib/problem.ts'
+import { applyProfile } from '../../lib/session-state.ts'
+import { isSessionCurrent, sessionGeneration } from '../../lib/tokens.ts'
+import { endSession, fetchProfile, NoStoresError } from './session.ts'
+
+/**
+ * The check of a remembered session when the app starts: the profile is fetched again, and the user,
+ * the stores and (when still the user's) the selected store are taken in. Offline, or the server in
+ * trouble, the session stays; only a server that says the sign-in is gone, or a user left with no
+ * stores, ends it. An empty answer reloads the page, and after that shows a problem with a retry.
+ */
+export async function recheckSession(): Promise<void> {
+  const startedIn = sessionGeneration()
+  const retry = () => {
+    clearProblem()
+    void recheckSession()
+  }
+  try {
+    const profile = await fetchProfile()
+    if (applyProfile(profile, { keepSelection: true, startedIn })) clearProblem()
+  } catch (error) {
+    if (
+      error instanceof OfflineError ||
+      error instanceof SessionEndedError ||
+      error instanceof StaleSessionError ||
+      !isSessionCurrent(startedIn)
+    ) {
+      return
+    }
+    console.error(error)
+    if (error instanceof EmptyAnswerError) {
+      if (!reloadForEmptyAnswer(error)) showProblem({ message: error.message, retry })
+    } else if (error instanceof NoStoresError || (error instanceof HttpError && error.status < 500)) {
+      await endSession({ reload: true })
+    }
+  }
+}

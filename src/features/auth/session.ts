@@ -1,0 +1,115 @@
+// The life of a session in this tab, in one place: the check of a remembered session when the app
+// starts (its body in session-check.ts, loaded only by a device that starts signed in), the watch for
+// a sign-out made in another tab, the logout button, and the one way a session
+// ends (endSession), which every ending takes: the logout button, a sign-in the server no longer
+// honours, another tab's logout or sign-in, a user left with no stores. Each wipes the device the same
+// way (wipeDevice, in lib/session-state.ts) and lands on the same page: '/', which the guard turns
+// into the login screen.
+import type { ProfileAnswer } from '../../../contract/api.ts'
+import {
+  EmptyAnswerError,
+  HttpError,
+  OfflineError,
+  onSessionEnded,
+  refreshTokenPath,
+  reloadForEmptyAnswer,
+  request,
+  requestJson,
+  SessionEndedError,
+  StaleSessionError,
+} from '../../lib/api.ts'
+import { page, reloadFor } from '../../lib/page.ts'
+import { clearProblem, showProblem } from '../../lib/problem.ts'
+import { applyProfile, isLoggedIn, wipeDevice } from '../../lib/session-state.ts'
+import {
+  adoptSignIn,
+  getRefreshToken,
+  isOwnSignIn,
+  isSessionCurrent,
+  sessionGeneration,
+} from '../../lib/tokens.ts'
+
+export const noPermission = 'You do not have permission'
+
+/** The profile lists no store: the user may see nothing here, and the session ends. */
+export class NoStoresError extends Error {
+  constructor() {
+    super(noPermission)
+    this.name = 'NoStoresError'
+  }
+}
+
+/**
+ * The signed-in user and their stores. Rejects with NoStoresError when there is no store, and with
+ * EmptyAnswerError when the answer is empty.
+ */
+export async function fetchProfile(): Promise<ProfileAnswer> {
+  const profile = await requestJson<ProfileAnswer>('/api/v0/user')
+  if (profile.stores.length === 0) throw new NoStoresError()
+  return profile
+}
+
+/** Shows the screen a session's end lands on; set when the tab starts (startSessionLife). */
+let landAfterEnd: () => void = () => {}
+
+/**
+ * Ends the session on this device. The device is wiped at once (every request of the session is
+ * aborted before anything is awaited, and no answer of it is taken in afterwards); then the page
+ * reloads where the product's rules say so (`reload`, at most once a minute), or the app goes to '/',
+ * which shows the login screen.
+ */
+export async function endSession({ reload = false }: { reload?: boolean } = {}): Promise<void> {
+  await wipeDevice()
+  if (!reload || !reloadFor('signed-out')) landAfterEnd()
+}
+
+/**
+ * The logout button: asks, tells, then ends the session. The session ends the moment the owner
+ * confirms, before the message is shown. The server is asked to end the sign-in too (a public call
+ * that belongs to no session, so ending the session does not abort it); that may fail (offline, or a
+ * server without the call) without stopping the logout.
+ */
+export async function logOut(): Promise<boolean> {
+  if (!page.confirm('Do you want to log out?')) return false
+  // Only this tab's own sign-in is revoked, never another one made in another tab meanwhile.
+  const refresh = isOwnSignIn() ? getRefreshToken() : undefined
+  const ended = endSession()
+  if (refresh) {
+    request(refreshTokenPath(refresh), { method: 'DELETE', auth: false, keepalive: true }).catch(() => {})
+  }
+  page.alert('You have been logged out.')
+  await ended
+  return true
+}
+
+/**
+ * Follows a sign-out made in another tab within about 300 ms: its cookies removed, or replaced by
+ * another sign-in (the sign-in id differs from this tab's; a token refresh keeps the id). Through the
+ * Cookie Store API's change event where the browser has one, else by looking every 300 ms.
+ */
+export function watchForSignOutElsewhere(signedOut: () => void = () => void endSession()): () => void {
+  const check = () => {
+    if (isLoggedIn() && !isOwnSignIn()) signedOut()
+  }
+  const cookieStore = (window as { cookieStore?: EventTarget }).cookieStore
+  if (cookieStore) {
+    cookieStore.addEventListener('change', check)
+    return () => cookieStore.removeEventListener('change', check)
+  }
+  const timer = window.setInterval(check, 300)
+  return () => window.clearInterval(timer)
+}
+
+/**
+ * Starts the session's life in this tab: remembers which sign-in the tab belongs to, ends the session
+ * whenever a request finds the sign-in gone or another tab signs out, and checks a remembered session
+ * against the server. `home` navigates to '/'.
+ */
+export function startSessionLife(home: () => void) {
+  landAfterEnd = home
+  adoptSignIn()
+  onSessionEnded(() => void endSession())
+  watchForSignOutElsewhere()
+  // Loaded only when the device starts signed in, so the login screen does not carry it.
+  if (isLoggedIn()) void import('./session-check.ts').then(({ recheckSession }) => recheckSession())
+}

@@ -1,0 +1,117 @@
+// The app's real route tree, with the router context main.tsx gives it: the guards, and the sales
+// route owning the selection (store, year and month from the address, the defaults applied once).
+import { QueryClient } from '@tanstack/react-query'
+import { createMemoryHistory, createRouter, RouterProvider } from '@tanstack/react-router'
+import { act, fireEvent, render, screen } from '@testing-library/react'
+import Cookies from 'js-cookie'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { currentPeriod } from '../../src/features/sales/period.ts'
+import { sessionView, useStoreStore, useUserStore } from '../../src/lib/session-state.ts'
+import { usageKeys } from '../../src/lib/usage.ts'
+import { routeTree } from '../../src/routeTree.gen.ts'
+import { fakeServer, json } from './fake-server.ts'
+
+const stores = [
+  { id: 1, name: '역삼점', images: [] },
+  { id: 2, name: '선릉점', images: [] },
+]
+const user = { id: 1, name: '김사장', phone: '01012345678', image: null }
+
+function signedIn() {
+  Cookies.set('accessToken', 'a1', { path: '/' })
+  Cookies.set('refreshToken', 'r1', { path: '/' })
+  useUserStore.setState({ user, isLoggedIn: true })
+  useStoreStore.setState({ store: stores[0], stores })
+}
+
+function startAt(address: string) {
+  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } })
+  const router = createRouter({
+    routeTree,
+    history: createMemoryHistory({ initialEntries: [address] }),
+    context: { session: sessionView, queryClient: async () => queryClient },
+  })
+  render(<RouterProvider router={router} />)
+  return { router, queryClient }
+}
+
+const server = () =>
+  fakeServer({
+    'GET /api/v0/store/1/usage': () => json(200, { usages: [] }),
+    'GET /api/v0/store/2/usage': () =>
+      json(200, { usages: [{ createdAt: '2025-06-03T01:00:00.000Z', amount: 4000 }] }),
+  })
+
+beforeEach(() => {
+  vi.spyOn(console, 'error').mockImplementation(() => {})
+})
+
+describe('routes', () => {
+  it('a device not signed in is sent from / to the login screen', async () => {
+    server()
+    const { router } = startAt('/')
+    await vi.waitFor(() => expect(router.state.location.pathname).toBe('/login'))
+  })
+
+  it('a signed-in device is sent from /login to the sales screen', async () => {
+    signedIn()
+    server()
+    const { router } = startAt('/login')
+    await vi.waitFor(() => expect(router.state.location.pathname).toBe('/'))
+  })
+
+  it('the address names the store and period: they are shown, fetched, and the store is remembered', async () => {
+    signedIn()
+    const calls = server()
+    const { queryClient } = startAt('/?store=2&year=2025&month=6')
+    expect(
+      await screen.findByRole('heading', { level: 1, name: '선릉점 2025년 6월 매출' }),
+    ).toBeInTheDocument()
+    await vi.waitFor(() => expect(screen.getByTestId('year-total')).toHaveTextContent('4,000원'))
+    expect(calls.calls.map((call) => `${call.path}?${call.search}`)).toEqual([
+      '/api/v0/store/2/usage?year=2025',
+    ])
+    expect(queryClient.getQueryData(usageKeys.year(2, 2025))).toBeDefined()
+    expect(useStoreStore.getState().store?.id).toBe(2)
+  })
+
+  it('without a store or period in the address: the remembered store, this month, and the address stays /', async () => {
+    signedIn()
+    const calls = server()
+    const { router } = startAt('/')
+    const { year, month } = currentPeriod()
+    expect(
+      await screen.findByRole('heading', { level: 1, name: `역삼점 ${year}년 ${month}월 매출` }),
+    ).toBeInTheDocument()
+    expect(calls.calls.map((call) => `${call.path}?${call.search}`)).toEqual([
+      `/api/v0/store/1/usage?year=${year}`,
+    ])
+    expect(router.state.location.href).toBe('/')
+  })
+
+  it("a store that is not the user's is not taken from the address", async () => {
+    signedIn()
+    const calls = server()
+    startAt('/?store=99&year=2025&month=6')
+    expect(
+      await screen.findByRole('heading', { level: 1, name: '역삼점 2025년 6월 매출' }),
+    ).toBeInTheDocument()
+    expect(calls.calls.every((call) => call.path === '/api/v0/store/1/usage')).toBe(true)
+    expect(useStoreStore.getState().store?.id).toBe(1)
+  })
+
+  it('the store switcher opens the same period of the chosen store', async () => {
+    signedIn()
+    const calls = server()
+    const { router } = startAt('/?year=2025&month=6')
+    await screen.findByRole('heading', { level: 1, name: '역삼점 2025년 6월 매출' })
+    fireEvent.click(screen.getByRole('button', { name: '매장: 역삼점 (매장 바꾸기)' }))
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: '선릉점' })))
+    expect(
+      await screen.findByRole('heading', { level: 1, name: '선릉점 2025년 6월 매출' }),
+    ).toBeInTheDocument()
+    expect(router.state.location.search).toEqual({ store: 2, year: 2025, month: 6 })
+    expect(useStoreStore.getState().store?.id).toBe(2)
+    expect(calls.calls.at(-1)?.path).toBe('/api/v0/store/2/usage')
+  })
+})
