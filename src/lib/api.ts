@@ -8,6 +8,7 @@ import { apiUrl } from '../config.ts'
 import { reloadFor } from './page.ts'
 import {
   getAccessToken,
+  getRefreshRetryKey,
   getRefreshToken,
   isCurrentGeneration,
   isOtherSignIn,
@@ -163,8 +164,11 @@ async function exchange(stale: string | undefined, generation: number): Promise<
   if (current && current !== stale) return current
   const refresh = getRefreshToken()
   if (!refresh) throw new SessionEndedError()
+  // The key stays with this refresh token until an answer brings the next one: an exchange whose
+  // answer was lost is retried with the same key, and the server answers it again (tokens.ts).
+  const retry = getRefreshRetryKey()
   const response = await send(
-    `/api/v0/user/sign?token=${encodeURIComponent(refresh)}`,
+    `/api/v0/user/sign?token=${encodeURIComponent(refresh)}&retry=${encodeURIComponent(retry)}`,
     {},
     undefined,
     sessionSignal(),
