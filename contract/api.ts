@@ -21,7 +21,23 @@ export const TokenPair = Type.Object({ access: Type.String(), refresh: Type.Stri
 export const SignAnswer = Type.Object({ token: TokenPair })
 export type SignAnswer = Static<typeof SignAnswer>
 
-export const RefreshQuery = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) })
+export const RefreshQuery = Type.Object({
+  token: Type.String({ minLength: 1, maxLength: 200 }),
+  retry: Type.Optional(
+    Type.String({
+      minLength: 16,
+      maxLength: 200,
+      description:
+        'Attempt key: a random string (128 bits or more) the client keeps with this refresh token and sends ' +
+        'with every exchange of it. If the answer is lost and the client presents the spent token again ' +
+        'with the same key within 120 seconds, before the new refresh token has been used, it gets the ' +
+        'same new refresh token again instead of the sign-in being revoked. Without it, or with another ' +
+        'key, a spent token revokes the sign-in.',
+    }),
+  ),
+})
+
+export const SignOutQuery = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) })
 
 export const User = Type.Object({
   id: Type.Integer(),

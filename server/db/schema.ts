@@ -132,7 +132,9 @@ export const signIns = pgTable(
 
 /**
  * Refresh tokens, stored hashed, each of one sign-in (family). Each use rotates the token within its
- * sign-in, and presenting a rotated one again revokes the sign-in.
+ * sign-in, and presenting a rotated one again revokes the sign-in, unless it is the client's retry of a
+ * rotation whose answer it never got: same attempt key (its hash kept in `retry_key_hash` when the
+ * token was rotated with one), within REFRESH_RETRY_SECONDS, successor not yet used (tokens.ts).
  */
 export const refreshTokens = pgTable(
   'refresh_tokens',
@@ -142,6 +144,8 @@ export const refreshTokens = pgTable(
       .notNull()
       .references(() => signIns.id, { onDelete: 'cascade' }),
     rotatedAt: timestamp('rotated_at', { withTimezone: true, mode: 'date' }),
+    /** SHA-256 of the attempt key the token was rotated with; null when rotated without one, or not yet. */
+    retryKeyHash: text('retry_key_hash'),
     createdAt: createdAt(),
   },
   (table) => [index('refresh_tokens_family').on(table.familyId)],

@@ -1,9 +1,12 @@
 // Access tokens are signed JWTs (HS256) that live ACCESS_TOKEN_SECONDS and name their sign-in. Refresh
-// tokens are 256 random bits, stored only as SHA-256 hashes, that rotate on every use within a sign-in
+// tokens are 256 random bits (or, when the client sent an attempt key, 256 bits of HMAC under the
+// server's secret), stored only as SHA-256 hashes, that rotate on every use within a sign-in
 // (table sign_ins) whose absolute lifetime is REFRESH_TOKEN_DAYS; presenting an already rotated token
-// revokes the sign-in. An access token is accepted only while its sign-in is live (not revoked, not
-// expired, its user not deleted), as read from the database at most signInCheckMs earlier.
-import { createHash, randomBytes, randomUUID } from 'node:crypto'
+// revokes the sign-in, except for the client's idempotent retry of a rotation whose answer it lost
+// (see `rotate` and REFRESH_RETRY_SECONDS). An access token is accepted only while its sign-in is live
+// (not revoked, not expired, its user not deleted), as read from the database at most signInCheckMs
+// earlier.
+import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { and, eq, isNull, lt } from 'drizzle-orm'
@@ -36,6 +39,14 @@ export function jwtSecret(config: Config): string {
 }
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex')
+
+/**
+ * How long after a rotation the client may present the spent refresh token again with the same
+ * attempt key and be given the same successor (docs/product.md §4.3): long enough for a phone on a
+ * weak signal whose answer was lost to try again, short enough that a spent token is soon only
+ * evidence of theft. After it, the spent token comes back as reuse and ends the sign-in.
+ */
+export const REFRESH_RETRY_SECONDS = 120
 
 /** Access tokens already verified, so a busy screen's requests (a 304 costs ~3 ms in all) skip the HMAC. */
 const verifiedTokensKept = 1000
@@ -71,6 +82,14 @@ export function createTokens(db: Db, secret: string, now: () => Date, limits: Co
    */
   const signInStates = new LRUCache<string, { live: boolean; checkedAt: number }>({ max: signInStatesKept })
   const ended = (familyId: string) => signInStates.set(familyId, { live: false, checkedAt: now().getTime() })
+
+  /**
+   * The refresh token that follows the token whose hash is `tokenHash` when it is rotated with the
+   * attempt key `retryKey`: 256 bits of HMAC under the server's secret, so only the server can work it
+   * out, and it can give the same answer again without ever storing the token in the clear.
+   */
+  const successorOf = (tokenHash: string, retryKey: string) =>
+    createHmac('sha256', secret).update(`refresh-successor:${tokenHash}:${retryKey}`).digest('base64url')
 
   async function access(userId: number, familyId: string): Promise<string> {
     const issuedAt = Math.floor(now().getTime() / 1000)
@@ -144,10 +163,23 @@ export function createTokens(db: Db, secret: string, now: () => Date, limits: Co
      * Trades a refresh token for a new pair; the old one is spent. One transaction that locks the
      * sign-in row decides: of two concurrent uses of one token one wins, and the other, finding the
      * token spent once the lock is its own, revokes the sign-in, the winner's new token with it.
+     *
+     * `retryKey` is the client's attempt key, a random string it keeps with the refresh token and
+     * sends with every exchange of it. A token rotated with a key gets a successor derived from the
+     * token and the key (`successorOf`), and the key's hash is kept on the spent token's row. When the
+     * spent token comes back with the same key within REFRESH_RETRY_SECONDS, while its successor is
+     * still the sign-in's unspent token and the sign-in live, the answer was lost on the way: the same
+     * successor is given again, with a fresh access token, and nothing is revoked. Anything else (no
+     * key, another key, the successor already used, too late) is reuse and revokes the sign-in.
+     *
+     * Two concurrent uses with the same key both get the same successor: that is one token, held by
+     * whoever holds both the refresh token and its key, not a second survivor. Two concurrent uses
+     * without a key or with different keys still end the sign-in, and no token of it survives.
      */
-    async rotate(refresh: string): Promise<TokenPair> {
+    async rotate(refresh: string, retryKey?: string): Promise<TokenPair> {
       const at = now()
       const tokenHash = hashToken(refresh)
+      const retryKeyHash = retryKey === undefined ? null : hashToken(retryKey)
       const outcome = await db.transaction(async (tx): Promise<RotateOutcome> => {
         const [token] = await tx
           .select({ familyId: refreshTokens.familyId })
@@ -159,17 +191,36 @@ export function createTokens(db: Db, secret: string, now: () => Date, limits: Co
         if (signIn.expiresAt <= at) return { error: messages.sessionExpired }
         // Read again under the lock: a concurrent rotation of this token has committed by now.
         const [current] = await tx
-          .select({ rotatedAt: refreshTokens.rotatedAt })
+          .select({ rotatedAt: refreshTokens.rotatedAt, retryKeyHash: refreshTokens.retryKeyHash })
           .from(refreshTokens)
           .where(eq(refreshTokens.tokenHash, tokenHash))
         if (!current) return { error: messages.token }
         if (current.rotatedAt) {
+          if (retryKey !== undefined && current.retryKeyHash === retryKeyHash) {
+            const age = at.getTime() - current.rotatedAt.getTime()
+            const successor = successorOf(tokenHash, retryKey)
+            const [next] =
+              age >= 0 && age <= REFRESH_RETRY_SECONDS * 1000
+                ? await tx
+                    .select({ familyId: refreshTokens.familyId, rotatedAt: refreshTokens.rotatedAt })
+                    .from(refreshTokens)
+                    .where(eq(refreshTokens.tokenHash, hashToken(successor)))
+                : []
+            // The owner's retry of a rotation whose answer was lost: the same successor again.
+            if (next && next.familyId === signIn.id && !next.rotatedAt)
+              return { userId: signIn.userId, familyId: signIn.id, refresh: successor }
+          }
           // A spent token came back: it was stolen, or the thief already used it. End the sign-in.
           await tx.update(signIns).set({ revokedAt: at }).where(eq(signIns.id, signIn.id))
           return { error: messages.token, revoked: signIn.id }
         }
-        await tx.update(refreshTokens).set({ rotatedAt: at }).where(eq(refreshTokens.tokenHash, tokenHash))
-        const next = randomBytes(32).toString('base64url')
+        await tx
+          .update(refreshTokens)
+          .set({ rotatedAt: at, retryKeyHash })
+          .where(eq(refreshTokens.tokenHash, tokenHash))
+        // With a key the successor can be derived again for a retry; without one it is simply random.
+        const next =
+          retryKey === undefined ? randomBytes(32).toString('base64url') : successorOf(tokenHash, retryKey)
         await tx.insert(refreshTokens).values({ tokenHash: hashToken(next), familyId: signIn.id })
         return { userId: signIn.userId, familyId: signIn.id, refresh: next }
       })

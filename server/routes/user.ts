@@ -9,6 +9,7 @@ import {
   ProfileAnswer,
   RefreshQuery,
   SignAnswer,
+  SignOutQuery,
   SignRequest,
 } from '../../contract/api.ts'
 import { memberships, stores, users } from '../db/schema.ts'
@@ -51,7 +52,7 @@ export const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: SignAnswer, 400: ErrorBody, 401: ErrorBody },
       },
     },
-    async (request) => ({ token: await app.tokens.rotate(request.query.token) }),
+    async (request) => ({ token: await app.tokens.rotate(request.query.token, request.query.retry) }),
   )
 
   app.delete(
@@ -59,7 +60,7 @@ export const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'Sign out: revoke the sign-in the refresh token belongs to',
-        querystring: RefreshQuery,
+        querystring: SignOutQuery,
         response: { 204: Type.Null(), 400: ErrorBody },
       },
       // Every answer, an error too, tells the browser to drop its HTTP cache of this origin (where it

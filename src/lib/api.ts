@@ -8,6 +8,7 @@ import { apiUrl } from '../config.ts'
 import { type EmptyAnswerRule, reloadFor } from './page.ts'
 import {
   getAccessToken,
+  getRefreshRetryKey,
   getRefreshToken,
   isCurrentGeneration,
   isOtherSignIn,
@@ -80,7 +81,7 @@ const emptyAnswerCalls: Record<string, EmptyAnswerRule> = {
   'GET /api/v0/user/sign': 'empty:token',
 }
 
-/** The contract's refresh call and the logout call share one address: the sign endpoint with the refresh token. */
+/** The address of the refresh and logout calls: the sign endpoint with the refresh token (the refresh adds its retry key). */
 export const refreshTokenPath = (refreshToken: string) =>
   `/api/v0/user/sign?token=${encodeURIComponent(refreshToken)}`
 
@@ -184,7 +185,15 @@ async function exchange(stale: string | undefined, generation: number): Promise<
   if (current && current !== stale) return current
   const refresh = getRefreshToken()
   if (!refresh) throw new SessionEndedError()
-  const response = await send(refreshTokenPath(refresh), {}, undefined, sessionSignal())
+  // The key stays with this refresh token until an answer brings the next one: an exchange whose
+  // answer was lost is retried with the same key, and the server answers it again (tokens.ts).
+  const retry = getRefreshRetryKey()
+  const response = await send(
+    `${refreshTokenPath(refresh)}&retry=${encodeURIComponent(retry)}`,
+    {},
+    undefined,
+    sessionSignal(),
+  )
   // (An answer for a session that ended meanwhile is dropped by request(), whatever it is.)
   if (response.status === 400 || response.status === 401 || response.status === 403)
     throw new SessionEndedError()

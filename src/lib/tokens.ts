@@ -1,6 +1,12 @@
 // The access and refresh tokens, in the cookies `accessToken` and `refreshToken` (SPEC.md 3), so that
 // every tab shares them and another tab's logout is seen here.
 //
+// With the refresh token, in the cookie `refreshRetryKey`, goes its attempt key: a random string made
+// anew whenever a refresh token is stored, and sent with every exchange of that token. When an
+// exchange's answer is lost (the server rotated the token, the phone never heard), the next exchange
+// presents the same token with the same key, and the server gives the same new token again instead of
+// taking the spent token for a stolen one and ending the sign-in (docs/product.md §4.3).
+//
 // The sign-in on this device has a generation: removing the tokens (every logout, and every sign-out
 // seen from elsewhere) starts a new one and aborts every request still running for the old one. A
 // request notes the generation it started in, and nothing it brings back (tokens, the user and stores,
@@ -14,7 +20,12 @@
 import Cookies from 'js-cookie'
 import type { SignAnswer } from '../../contract/api.ts'
 
-const names = { access: 'accessToken', refresh: 'refreshToken', signIn: 'signInId' } as const
+const names = {
+  access: 'accessToken',
+  refresh: 'refreshToken',
+  retryKey: 'refreshRetryKey',
+  signIn: 'signInId',
+} as const
 /** The cookies expire with the sign-in, whose absolute lifetime is 14 days on our server. */
 const lifetimeDays = 14
 
@@ -31,10 +42,22 @@ export const getSignInId = () => Cookies.get(names.signIn)
 const write = (name: string, value: string) =>
   Cookies.set(name, value, { ...attributes(), expires: lifetimeDays })
 /** 128 random bits as hex (crypto.randomUUID exists only in secure contexts; this works over plain http too). */
-const newSignInId = () =>
+const randomId = () =>
   Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join(
     '',
   )
+
+/**
+ * The attempt key of the stored refresh token. A refresh token stored without one (before there were
+ * keys) gets one now, written before it is first sent, so that a retry of that exchange sends it too.
+ */
+export function getRefreshRetryKey(): string {
+  const stored = Cookies.get(names.retryKey)
+  if (stored) return stored
+  const key = randomId()
+  write(names.retryKey, key)
+  return key
+}
 
 /** The id of the sign-in this tab belongs to (undefined: none). */
 let signInId = getSignInId()
@@ -44,7 +67,7 @@ let signInId = getSignInId()
  * in before there were ids) get one now, once, so that the owner stays signed in.
  */
 export function adoptSignIn() {
-  if (getRefreshToken() !== undefined && getSignInId() === undefined) write(names.signIn, newSignInId())
+  if (getRefreshToken() !== undefined && getSignInId() === undefined) write(names.signIn, randomId())
   signInId = getSignInId()
 }
 
@@ -80,13 +103,15 @@ export const isSessionCurrent = (startedIn: number) => isCurrentGeneration(start
 export function setTokens(token: SignAnswer['token'], startedIn: number, signIn = false): boolean {
   if (!isCurrentGeneration(startedIn)) return false
   if (signIn) {
-    signInId = newSignInId()
+    signInId = randomId()
     write(names.signIn, signInId)
   } else if (!isOwnSignIn()) {
     return false
   }
   write(names.access, token.access)
   write(names.refresh, token.refresh)
+  // A new refresh token, a new attempt key: a retry is only ever of the exchange of this token.
+  write(names.retryKey, randomId())
   return true
 }
 
@@ -103,6 +128,7 @@ export function removeTokens() {
   if (id === undefined || id === signInId) {
     Cookies.remove(names.access, attributes())
     Cookies.remove(names.refresh, attributes())
+    Cookies.remove(names.retryKey, attributes())
     Cookies.remove(names.signIn, attributes())
   }
   signInId = undefined

@@ -58,6 +58,7 @@ test('offline, a reload shows the same figures with the offline notice: no alert
   expect(dialogs).toEqual([])
   expect((await context.cookies()).map((c) => c.name).sort()).toEqual([
     'accessToken',
+    'refreshRetryKey',
     'refreshToken',
     'signInId',
   ])

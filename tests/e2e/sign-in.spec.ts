@@ -38,7 +38,7 @@ test('signs in with a phone number and the code from the SMS, and lands on the s
   await expect(page.getByRole('img', { name: 'Logo' })).toHaveCount(1)
   expect(dialogs).toEqual([])
   const cookies = (await page.context().cookies()).map((cookie) => cookie.name).sort()
-  expect(cookies).toEqual(['accessToken', 'refreshToken', 'signInId'])
+  expect(cookies).toEqual(['accessToken', 'refreshRetryKey', 'refreshToken', 'signInId'])
 })
 
 test('the buttons are 360 by 30 px: blue when enabled, grey with a not-allowed cursor when not', async ({

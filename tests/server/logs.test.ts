@@ -58,6 +58,8 @@ describe('redactUrl', () => {
     ['/api/v0/user/sign#token=abc', '/api/v0/user/sign#token=[redacted]'],
     ['/api/v0/user/sign?abc', '/api/v0/user/sign?[redacted]'],
     ['/api/v0/user/sign?%E0%A4%A=abc', '/api/v0/user/sign?%E0%A4%A=[redacted]'],
+    // The attempt key of a refresh retry is a secret too.
+    ['/api/v0/user/sign?token=abc&retry=def', '/api/v0/user/sign?token=[redacted]&retry=[redacted]'],
     ['/api/v0/store/1/usage?year=2026', '/api/v0/store/1/usage?year=2026'],
     ['/api/v0/store/1/usage?ye%61r=2026&', '/api/v0/store/1/usage?ye%61r=2026&'],
     ['/api/v0/user', '/api/v0/user'],

@@ -75,7 +75,14 @@ describe('the OpenAPI document', () => {
     for (let i = 0; i < 3; i++)
       await check({ method: 'POST', path: sign, url: sign, payload: { phone: '01077778888', code: '0000' } })
 
-    await check({ method: 'GET', path: sign, url: `${sign}?token=${tokens.refresh}` })
+    const retried = `${sign}?token=${tokens.refresh}&retry=attempt-key-0123456789`
+    const rotated = await check({ method: 'GET', path: sign, url: retried })
+    await check({ method: 'GET', path: sign, url: retried })
+    await check({
+      method: 'GET',
+      path: sign,
+      url: `${sign}?token=${rotated.json().token.refresh}&retry=short`,
+    })
     await check({ method: 'GET', path: sign, url: sign })
     await check({ method: 'GET', path: sign, url: `${sign}?token=nope` })
     await check({ method: 'DELETE', path: sign, url: `${sign}?token=nope`, payload: big })
@@ -119,6 +126,17 @@ describe('the OpenAPI document', () => {
     })
 
     expect(found).toEqual([])
+    // The attempt key is declared, with what it does, for the exchange only.
+    const parameters = (method: string) =>
+      (
+        (document.paths[sign]?.[method] as { parameters?: { name: string; description?: string }[] })
+          ?.parameters ?? []
+      ).map(
+        (parameter) =>
+          `${parameter.name}${parameter.description?.includes('Attempt key') ? ' (described)' : ''}`,
+      )
+    expect(parameters('get')).toEqual(['token', 'retry (described)'])
+    expect(parameters('delete')).toEqual(['token'])
     // Every kind of answer above was really produced (a case that stopped producing its status would
     // otherwise pass unnoticed).
     const statuses = (prefix: string) =>

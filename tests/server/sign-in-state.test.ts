@@ -23,6 +23,8 @@ const current = sharedTestApp({
 
 const refresh = (token: string, app: TestApp = current.app) =>
   app.inject({ method: 'GET', url: `/api/v0/user/sign?token=${token}` })
+const refreshWith = (token: string, key: string) =>
+  current.app.inject({ method: 'GET', url: `/api/v0/user/sign?token=${token}&retry=${key}` })
 const logout = (token: string, app: TestApp = current.app) =>
   app.inject({ method: 'DELETE', url: `/api/v0/user/sign?token=${token}` })
 const profile = (access: string, app: TestApp = current.app) =>
@@ -59,6 +61,50 @@ describe('one refresh token presented twice at once', () => {
     const alive = await survivors(outcomes.flat() as { statusCode: number; json(): unknown }[])
     console.info(`reuse races: ${alive} working tokens left after 100 pairs`)
     expect(alive).toBe(0)
+  }, 120_000)
+})
+
+describe('one refresh token presented twice at once with attempt keys', () => {
+  it('100 races with two different keys: one answer wins, the other ends the sign-in, and no token survives', async () => {
+    let n = 0
+    const { outcomes } = await raceMany(100, (token) => {
+      n++
+      return Promise.all([
+        refreshWith(token, `first-key-${n}-0123456789`),
+        refreshWith(token, `other-key-${n}-0123456789`),
+      ])
+    })
+    for (const pair of outcomes) expect(pair.map((a) => a.statusCode).sort()).toEqual([200, 401])
+    const alive = await survivors(outcomes.flat() as { statusCode: number; json(): unknown }[])
+    console.info(`reuse races with distinct keys: ${alive} working tokens left after 100 pairs`)
+    expect(alive).toBe(0)
+  }, 120_000)
+
+  it('100 races with one key and without: one answer wins, the other ends the sign-in, and no token survives', async () => {
+    const { outcomes } = await raceMany(100, (token) =>
+      Promise.all([refreshWith(token, 'the-owners-key-0123456789'), refresh(token)]),
+    )
+    for (const pair of outcomes) expect(pair.map((a) => a.statusCode).sort()).toEqual([200, 401])
+    const alive = await survivors(outcomes.flat() as { statusCode: number; json(): unknown }[])
+    expect(alive).toBe(0)
+  }, 120_000)
+
+  it('20 races with the same key (only the holder of both can): both get the same token, which stays one token', async () => {
+    const { outcomes } = await raceMany(20, (token) =>
+      Promise.all([
+        refreshWith(token, 'the-owners-key-0123456789'),
+        refreshWith(token, 'the-owners-key-0123456789'),
+      ]),
+    )
+    for (const pair of outcomes as { statusCode: number; json(): unknown }[][]) {
+      expect(pair.map((a) => a.statusCode)).toEqual([200, 200])
+      const [first, second] = pair.map((a) => (a.json() as { token: { refresh: string } }).token.refresh)
+      if (!first || !second) throw new Error('two answers expected')
+      expect(first).toBe(second)
+      // One token: its first use rotates it, a second use of it is reuse and ends the sign-in.
+      expect((await refresh(first)).statusCode).toBe(200)
+      expect((await refresh(second)).statusCode).toBe(401)
+    }
   }, 120_000)
 })
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { addUser } from '../../server/db/accounts.ts'
+import { REFRESH_RETRY_SECONDS } from '../../server/plugins/tokens.ts'
 import { bearer, capturedSms, createTestApp, sharedTestApp, signIn, testClock } from './test-app.ts'
 
 const owner = '01012345678'
@@ -16,6 +17,11 @@ const current = sharedTestApp({
 
 const refresh = (token: string) =>
   current.app.inject({ method: 'GET', url: `/api/v0/user/sign?token=${token}` })
+/** A refresh with the client's attempt key. */
+const refreshWith = (token: string, key: string) =>
+  current.app.inject({ method: 'GET', url: `/api/v0/user/sign?token=${token}&retry=${key}` })
+const keyA = 'attempt-key-a-0123456789abcdef'
+const keyB = 'attempt-key-b-0123456789abcdef'
 const profile = (access: string) =>
   current.app.inject({ method: 'GET', url: '/api/v0/user', headers: bearer(access) })
 
@@ -121,6 +127,90 @@ describe('refresh tokens', () => {
   })
 })
 
+describe('a refresh whose answer was lost, retried with the same attempt key', () => {
+  /** A sign-in whose first refresh token was rotated with key A, and the answer the client never got. */
+  async function lostAnswer() {
+    const first = await signIn(current.app, sms, owner)
+    const lost = await refreshWith(first.refresh, keyA)
+    expect(lost.statusCode).toBe(200)
+    return { first, lost: lost.json().token as { access: string; refresh: string } }
+  }
+
+  it('gets the same new refresh token again and a working access token: the sign-in survives', async () => {
+    const { first, lost } = await lostAnswer()
+    clock.advance(REFRESH_RETRY_SECONDS * 1000)
+    const retried = await refreshWith(first.refresh, keyA)
+    expect(retried.statusCode).toBe(200)
+    const token = retried.json().token
+    expect(token.refresh).toBe(lost.refresh)
+    expect((await profile(token.access)).statusCode).toBe(200)
+    // The same retry may come more than once while the answers keep getting lost.
+    expect((await refreshWith(first.refresh, keyA)).json().token.refresh).toBe(lost.refresh)
+    const next = await refresh(token.refresh)
+    expect(next.statusCode).toBe(200)
+    expect((await profile(next.json().token.access)).statusCode).toBe(200)
+  })
+
+  it('once the new refresh token was used, the old one with the same key is reuse: the sign-in ends', async () => {
+    const { first, lost } = await lostAnswer()
+    const next = (await refresh(lost.refresh)).json().token
+    const reused = await refreshWith(first.refresh, keyA)
+    expect(reused.statusCode).toBe(401)
+    expect(reused.json().message).toMatch(/[가-힣]/)
+    expect((await refresh(next.refresh)).statusCode).toBe(401)
+    expect((await profile(next.access)).statusCode).toBe(401)
+  })
+
+  it('with another key, the spent token is reuse: the sign-in ends', async () => {
+    const { first, lost } = await lostAnswer()
+    expect((await refreshWith(first.refresh, keyB)).statusCode).toBe(401)
+    expect((await refresh(lost.refresh)).statusCode).toBe(401)
+    expect((await profile(lost.access)).statusCode).toBe(401)
+  })
+
+  it(`more than ${REFRESH_RETRY_SECONDS} seconds after the rotation, the spent token is reuse: the sign-in ends`, async () => {
+    const { first, lost } = await lostAnswer()
+    clock.advance(REFRESH_RETRY_SECONDS * 1000 + 1)
+    expect((await refreshWith(first.refresh, keyA)).statusCode).toBe(401)
+    expect((await refresh(lost.refresh)).statusCode).toBe(401)
+  })
+
+  it('without the key, the spent token is reuse: the sign-in ends', async () => {
+    const { first, lost } = await lostAnswer()
+    expect((await refresh(first.refresh)).statusCode).toBe(401)
+    expect((await refresh(lost.refresh)).statusCode).toBe(401)
+  })
+
+  it('a token rotated without a key cannot be retried with one: the sign-in ends', async () => {
+    const first = await signIn(current.app, sms, owner)
+    const second = (await refresh(first.refresh)).json().token
+    expect((await refreshWith(first.refresh, keyA)).statusCode).toBe(401)
+    expect((await refresh(second.refresh)).statusCode).toBe(401)
+  })
+
+  it('after a logout the retry is refused too', async () => {
+    const { first, lost } = await lostAnswer()
+    await current.app.inject({ method: 'DELETE', url: `/api/v0/user/sign?token=${lost.refresh}` })
+    expect((await refreshWith(first.refresh, keyA)).statusCode).toBe(401)
+  })
+
+  it('a new key for each refresh token: the retry of the second rotation needs the second key', async () => {
+    const { lost } = await lostAnswer()
+    const third = (await refreshWith(lost.refresh, keyB)).json().token
+    const retried = await refreshWith(lost.refresh, keyB)
+    expect(retried.json().token.refresh).toBe(third.refresh)
+    expect(third.refresh).not.toBe(lost.refresh)
+  })
+
+  it('refuses a key shorter than 16 characters with a Korean 400, and the token stays unspent', async () => {
+    const first = await signIn(current.app, sms, owner)
+    const short = await refreshWith(first.refresh, 'short')
+    expect(short.statusCode).toBe(400)
+    expect(short.json().message).toMatch(/[가-힣]/)
+    expect((await refresh(first.refresh)).statusCode).toBe(200)
+  })
+})
+
 describe('signing out', () => {
   it('DELETE /user/sign revokes the sign-in: its refresh token no longer works', async () => {
     const { refresh: token } = await signIn(current.app, sms, owner)
@@ -156,14 +246,20 @@ describe('what the server writes down', () => {
     try {
       await addUser(logged.db, { phone: owner, name: '김사장' })
       const { refresh: token } = await signIn(logged, sms, owner)
-      const rotated = await logged.inject({ method: 'GET', url: `/api/v0/user/sign?token=${token}` })
+      const rotated = await logged.inject({
+        method: 'GET',
+        url: `/api/v0/user/sign?token=${token}&retry=${keyA}`,
+      })
+      await logged.inject({ method: 'GET', url: `/api/v0/user/sign?token=${token}&retry=${keyA}` })
       await logged.inject({ method: 'GET', url: `/api/v0/user/sign?token=${token}` })
       await logged.inject({
         method: 'DELETE',
         url: `/api/v0/user/sign?token=${rotated.json().token.refresh}`,
       })
       expect(lines.join('\n')).toContain('/api/v0/user/sign?token=[redacted]')
+      expect(lines.join('\n')).toContain('&retry=[redacted]')
       expect(lines.join('\n')).not.toContain(token)
+      expect(lines.join('\n')).not.toContain(keyA)
       expect(lines.join('\n')).not.toContain(rotated.json().token.refresh)
       expect(rotated.headers['referrer-policy']).toBe('no-referrer')
       expect(rotated.headers['cache-control']).toBe('no-store')
@@ -172,8 +268,9 @@ describe('what the server writes down', () => {
     }
   })
 
-  it('stores neither codes nor refresh tokens in the clear', async () => {
+  it('stores neither codes nor refresh tokens nor attempt keys in the clear', async () => {
     const { refresh: token } = await signIn(current.app, sms, owner)
+    const next = (await refreshWith(token, keyA)).json().token.refresh
     await current.app.inject({ method: 'PUT', url: '/api/v0/user/phone', payload: { phone: owner } })
     const code = sms.lastCode(owner)
     const dump = JSON.stringify([
@@ -181,6 +278,9 @@ describe('what the server writes down', () => {
       await current.app.db.execute('select * from login_codes'),
     ])
     expect(dump).not.toContain(token)
+    expect(dump).not.toContain(next)
+    expect(dump).not.toContain(keyA)
+    expect(dump).toContain('retry_key_hash')
     expect(dump).not.toMatch(new RegExp(`"${code}"`))
   })
 })

@@ -12,6 +12,7 @@ import {
   SessionEndedError,
 } from '../../src/lib/api.ts'
 import { page } from '../../src/lib/page.ts'
+import { removeTokens } from '../../src/lib/tokens.ts'
 import { type Call, fakeServer, json, offline } from './fake-server.ts'
 
 const profile = { user: { id: 1, name: '김사장', phone: '01012345678', image: null }, stores: [] }
@@ -177,5 +178,89 @@ describe('the fetch wrapper', () => {
     expect(reloadForEmptyAnswer(code as EmptyAnswerError)).toBe(false)
     expect(reloadForEmptyAnswer(profile)).toBe(true)
     expect(reload).toHaveBeenCalledTimes(2)
+  })
+})
+
+describe('the attempt key sent with each refresh', () => {
+  /**
+   * A provider that rotates refresh tokens as ours does: a spent token comes back with the key it was
+   * spent with, and the same new pair is given again; with any other key it ends the sign-in.
+   * `loseAnswer` drops the answer of the next exchange after the rotation (a weak signal).
+   */
+  function rotatingServer() {
+    const spent = new Map<string, { key: string | null; pair: { access: string; refresh: string } }>()
+    let live = 'refresh-1'
+    let next = 1
+    let validAccess = 'never'
+    const state = { loseAnswer: false, ended: false }
+    const server = fakeServer({
+      'GET /api/v0/user': (call) => guarded(validAccess)(call),
+      'GET /api/v0/user/sign': (call) => {
+        const token = call.search.get('token') ?? ''
+        const key = call.search.get('retry')
+        let pair: { access: string; refresh: string }
+        const before = spent.get(token)
+        if (state.ended) return json(401, { message: '로그인 정보가 올바르지 않습니다.' })
+        if (token === live) {
+          next += 1
+          pair = { access: `access-${next}`, refresh: `refresh-${next}` }
+          spent.set(token, { key, pair })
+          live = pair.refresh
+        } else if (before && key !== null && before.key === key && live === before.pair.refresh) {
+          pair = { ...before.pair, access: `${before.pair.access}-again` }
+        } else {
+          state.ended = true
+          return json(401, { message: '로그인 정보가 올바르지 않습니다.' })
+        }
+        validAccess = pair.access
+        if (state.loseAnswer) {
+          state.loseAnswer = false
+          throw new TypeError('Failed to fetch')
+        }
+        return json(200, { token: pair })
+      },
+    })
+    return { server, state, exchanges: () => server.calls.filter((c) => c.path === '/api/v0/user/sign') }
+  }
+
+  it('a refresh whose answer was lost is retried with the same key on the next 401, and the session survives', async () => {
+    const { state, exchanges } = rotatingServer()
+    state.loseAnswer = true
+    await expect(request('/api/v0/user')).rejects.toThrow(OfflineError)
+    expect(sessionEnded).not.toHaveBeenCalled()
+    expect(Cookies.get('refreshToken')).toBe('refresh-1')
+
+    expect(await requestJson('/api/v0/user')).toEqual(profile)
+    const [lost, retried] = exchanges()
+    expect(retried?.search.get('token')).toBe('refresh-1')
+    expect(retried?.search.get('retry')).toBe(lost?.search.get('retry'))
+    expect(lost?.search.get('retry')).toMatch(/^[0-9a-f]{32}$/)
+    expect(state.ended).toBe(false)
+    expect(sessionEnded).not.toHaveBeenCalled()
+    expect(Cookies.get('refreshToken')).toBe('refresh-2')
+    expect(Cookies.get('accessToken')).toBe('access-2-again')
+  })
+
+  it('after a successful refresh the key is new, and the next refresh sends it', async () => {
+    const { exchanges } = rotatingServer()
+    expect(await requestJson('/api/v0/user')).toEqual(profile)
+    const first = exchanges()[0]?.search.get('retry')
+    const stored = Cookies.get('refreshRetryKey')
+    expect(stored).toMatch(/^[0-9a-f]{32}$/)
+    expect(stored).not.toBe(first)
+
+    Cookies.set('accessToken', 'expired', { path: '/' })
+    expect(await requestJson('/api/v0/user')).toEqual(profile)
+    expect(exchanges()[1]?.search.get('token')).toBe('refresh-2')
+    expect(exchanges()[1]?.search.get('retry')).toBe(stored)
+    expect(Cookies.get('refreshToken')).toBe('refresh-3')
+  })
+
+  it('goes with the tokens when the device signs out', async () => {
+    rotatingServer()
+    expect(await requestJson('/api/v0/user')).toEqual(profile)
+    expect(Cookies.get('refreshRetryKey')).toBeDefined()
+    removeTokens()
+    expect(Cookies.get()).toEqual({})
   })
 })
