@@ -15,7 +15,7 @@ describe('the verification countdown', () => {
     vi.useFakeTimers()
     const { result } = renderHook(() => useCountdown())
     expect(result.current.running).toBe(false)
-    act(() => result.current.start())
+    act(() => result.current.start(180))
     expect(result.current.running).toBe(true)
     expect(result.current.remaining).toBe(180)
     act(() => {
@@ -36,7 +36,7 @@ describe('the verification countdown', () => {
   it('goes back to idle on reset', () => {
     vi.useFakeTimers()
     const { result } = renderHook(() => useCountdown())
-    act(() => result.current.start())
+    act(() => result.current.start(180))
     act(() => result.current.reset())
     expect(result.current.running).toBe(false)
   })

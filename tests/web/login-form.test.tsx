@@ -22,9 +22,9 @@ beforeEach(() => {
   useStoreStore.setState({ store: null, stores: [] })
 })
 
-function server(profileStores = stores) {
+function server(profileStores = stores, phoneAnswer: unknown = { expiresIn: 180 }) {
   return fakeServer({
-    'PUT /api/v0/user/phone': () => json(200, { expiresIn: 180 }),
+    'PUT /api/v0/user/phone': () => json(200, phoneAnswer),
     'POST /api/v0/user/sign': (call) =>
       (call.body as { code: string }).code === '1234'
         ? json(200, { token: { access: 'a1', refresh: 'r1' } })
@@ -89,6 +89,24 @@ describe('the login form', () => {
     expect(codeField()).toHaveFocus()
     await act(() => vi.advanceTimersByTimeAsync(991))
     expect(requestButton()).toHaveTextContent('02 : 59')
+  })
+
+  it.each([
+    [{ expiresIn: 300 }, '05 : 00'],
+    [{ expiresIn: 90 }, '01 : 30'],
+    [{}, '03 : 00'],
+    [{ expiresIn: 'soon' }, '03 : 00'],
+    [{ expiresIn: -5 }, '03 : 00'],
+  ])('the countdown lasts as long as the server says the code lives: %j → %s', async (answer, label) => {
+    server(stores, answer)
+    render(<LoginForm onSignedIn={() => {}} />)
+    await userEvent.setup().type(phoneField(), '01012345678')
+    vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval', 'Date'] })
+    fireEvent.submit(phoneField())
+    for (let i = 0; i < 50 && !requestButton().textContent?.includes(':'); i++) {
+      await act(() => vi.advanceTimersByTimeAsync(0))
+    }
+    expect(requestButton()).toHaveTextContent(label)
   })
 
   it('at zero goes back to idle: phone field and its button active again', async () => {

@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useState } from 'react'
 
-/** SPEC.md 9: the verification countdown, 180 seconds, ticking every second. */
+/** The verification countdown's length when the server does not say how long its code lives. */
 export const codeSeconds = 180
 
-/** `03 : 00` down to `00 : 01` (DECISIONS.md). */
+/** `03 : 00` down to `00 : 01`. */
 export function countdownLabel(seconds: number) {
   const minutes = Math.floor(seconds / 60)
   return `${String(minutes).padStart(2, '0')} : ${String(seconds % 60).padStart(2, '0')}`
@@ -13,7 +13,7 @@ export function countdownLabel(seconds: number) {
  * A countdown that ticks once a second. It counts from a deadline, not from ticks, so a phone that
  * slept or a throttled background tab still shows the right time.
  */
-export function useCountdown(seconds = codeSeconds) {
+export function useCountdown() {
   const [deadline, setDeadline] = useState<number | null>(null)
   const [remaining, setRemaining] = useState(0)
 
@@ -29,10 +29,11 @@ export function useCountdown(seconds = codeSeconds) {
     return () => window.clearInterval(timer)
   }, [deadline])
 
-  const start = useCallback(() => {
+  /** Starts counting down `seconds`. */
+  const start = useCallback((seconds: number) => {
     setDeadline(Date.now() + seconds * 1000)
     setRemaining(seconds)
-  }, [seconds])
+  }, [])
   const reset = useCallback(() => {
     setDeadline(null)
     setRemaining(0)

@@ -1,10 +1,10 @@
-// The two steps of SPEC.md 2: the phone number with 'get verification code', then the code with
+// The login screen's two steps: the phone number with 'get verification code', then the code with
 // 'Login'. One step is active at a time; Enter in a field presses its button.
 import { type FormEvent, useRef, useState } from 'react'
 import { countdownLabel, useCountdown } from './countdown.ts'
 import { isCodeComplete, isPhoneComplete, requestCode, signIn } from './sign-in.ts'
 
-/** SPEC.md 9: focus moves to the code field 9 ms after a code was requested. */
+/** Focus moves to the code field 9 ms after a code was requested. */
 const focusDelayMs = 9
 
 export function LoginForm({ onSignedIn }: { onSignedIn(): void }) {
@@ -14,7 +14,7 @@ export function LoginForm({ onSignedIn }: { onSignedIn(): void }) {
   const countdown = useCountdown()
   const codeInput = useRef<HTMLInputElement>(null)
 
-  // DECISIONS.md: a full number and no countdown running; then a running countdown and 4 digits.
+  // A full number and no countdown running; then a running countdown and 4 digits.
   const canRequest = isPhoneComplete(phone) && !countdown.running && !busy
   const canSignIn = countdown.running && isCodeComplete(code) && !busy
 
@@ -22,10 +22,10 @@ export function LoginForm({ onSignedIn }: { onSignedIn(): void }) {
     event.preventDefault()
     if (!canRequest) return
     setBusy(true)
-    const sent = await requestCode(phone)
+    const validFor = await requestCode(phone)
     setBusy(false)
-    if (!sent) return
-    countdown.start()
+    if (validFor === null) return
+    countdown.start(validFor)
     window.setTimeout(() => codeInput.current?.focus(), focusDelayMs)
   }
 

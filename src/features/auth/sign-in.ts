@@ -11,6 +11,7 @@ import {
 import { page, reloadFor } from '../../lib/page.ts'
 import { applyProfile, useUserStore, wipeDevice } from '../../lib/session-state.ts'
 import { sessionGeneration, setTokens } from '../../lib/tokens.ts'
+import { codeSeconds } from './countdown.ts'
 import { endSession, fetchProfile, NoStoresError, noPermission } from './session.ts'
 
 /** Digits only: hyphens and spaces in what the owner types are ignored. */
@@ -38,18 +39,24 @@ function failed(error: unknown) {
   }
 }
 
-/** Asks for a code by SMS; true when the countdown should start. */
-export async function requestCode(phone: string): Promise<boolean> {
+/**
+ * Asks for a code by SMS. Resolves to the seconds the code is valid (the countdown's length: the
+ * answer's `expiresIn`, or the product's 180 when a server gives none that makes sense), or null when
+ * no code was sent.
+ */
+export async function requestCode(phone: string): Promise<number | null> {
   try {
-    await requestJson<PhoneAnswer>('/api/v0/user/phone', {
+    const { expiresIn } = await requestJson<Partial<PhoneAnswer>>('/api/v0/user/phone', {
       method: 'PUT',
       body: { phone: phoneDigits(phone) },
       auth: false,
     })
-    return true
+    return Number.isInteger(expiresIn) && expiresIn && expiresIn > 0 && expiresIn <= 3600
+      ? expiresIn
+      : codeSeconds
   } catch (error) {
     failed(error)
-    return false
+    return null
   }
 }
 
