@@ -35,8 +35,11 @@ const EnvSchema = Type.Object({
   CODE_REQUESTS_PER_IP_PER_HOUR: Int(20, 1),
   SIGN_ATTEMPTS_PER_IP_PER_HOUR: Int(20, 1),
   SIGN_FAILURES_BEFORE_LOCK: Int(10, 1),
-  // At most 100: each failure is a guess at a 4-digit code, and 100 a day is a 1 % chance a day.
+  // Each failure is a guess at a 4-digit code, and 100 a day is a 1 % chance a day: failures from
+  // unknown devices and from known devices (whose own window this second one is) are bounded apart, so
+  // readConfig refuses settings where the two add up to more than 100.
   SIGN_FAILURES_PER_PHONE_PER_DAY: Int(80, 1, 100),
+  SIGN_FAILURES_PER_PHONE_KNOWN_DEVICES_PER_DAY: Int(20, 1, 100),
   LOCK_MINUTES: Int(30, 1),
   LOCK_MAX_HOURS: Int(24, 1),
   ACCESS_TOKEN_SECONDS: Int(900, 10),
@@ -48,6 +51,9 @@ const EnvSchema = Type.Object({
 type Env = Static<typeof EnvSchema>
 
 export class ConfigError extends Error {}
+
+/** Wrong guesses at a 4-digit code allowed per account per day, from everyone: a 1 % chance. */
+export const maxGuessesPerDay = 100
 
 /**
  * Which forwarding proxies to believe about the client's address: none (`0`), the nearest N hops (a
@@ -115,6 +121,13 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env) {
       `CODE_REQUESTS_PER_PHONE_PER_DAY=${env.CODE_REQUESTS_PER_PHONE_PER_DAY} must be more than one client can ask for a phone in a day (${oneClientCodesPerDay}: the lower of CODE_REQUESTS_PER_PHONE_PER_CLIENT_PER_DAY and CODE_REQUESTS_PER_PHONE_PER_HOUR x 24), or one client could stop the owner from asking.`,
     )
   }
+  const guessesPerDay =
+    env.SIGN_FAILURES_PER_PHONE_PER_DAY + env.SIGN_FAILURES_PER_PHONE_KNOWN_DEVICES_PER_DAY
+  if (guessesPerDay > maxGuessesPerDay) {
+    throw new ConfigError(
+      `SIGN_FAILURES_PER_PHONE_PER_DAY=${env.SIGN_FAILURES_PER_PHONE_PER_DAY} and SIGN_FAILURES_PER_PHONE_KNOWN_DEVICES_PER_DAY=${env.SIGN_FAILURES_PER_PHONE_KNOWN_DEVICES_PER_DAY} must add up to at most ${maxGuessesPerDay} (${guessesPerDay}): together they bound the guesses at a 4-digit code in a day, which must stay a 1 % chance at most.`,
+    )
+  }
   const trustProxy = parseTrustProxy(env.TRUST_PROXY)
   if (trustProxy === undefined) {
     throw new ConfigError(
@@ -158,6 +171,7 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env) {
       signAttemptsPerIpPerHour: env.SIGN_ATTEMPTS_PER_IP_PER_HOUR,
       signFailuresBeforeLock: env.SIGN_FAILURES_BEFORE_LOCK,
       signFailuresPerPhonePerDay: env.SIGN_FAILURES_PER_PHONE_PER_DAY,
+      signFailuresPerPhoneKnownDevicesPerDay: env.SIGN_FAILURES_PER_PHONE_KNOWN_DEVICES_PER_DAY,
       lockMinutes: env.LOCK_MINUTES,
       lockMaxHours: env.LOCK_MAX_HOURS,
       accessTokenSeconds: env.ACCESS_TOKEN_SECONDS,

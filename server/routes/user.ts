@@ -14,6 +14,7 @@ import {
 } from '../../contract/api.ts'
 import { memberships, stores, users } from '../db/schema.ts'
 import { ApiError, messages } from '../errors.ts'
+import { knownDeviceCookie, knownDevicePath, knownDeviceSetCookie } from '../plugins/known-device.ts'
 
 export const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
@@ -25,7 +26,7 @@ export const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: PhoneAnswer, 400: ErrorBody, 429: ErrorBody },
       },
     },
-    (request) => app.otp.requestCode(request.body.phone, request.ip),
+    (request) => app.otp.requestCode(request.body.phone, request.ip, request.headers.cookie),
   )
 
   app.post(
@@ -34,12 +35,34 @@ export const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'Sign in with phone and code',
         body: SignRequest,
-        response: { 200: SignAnswer, 400: ErrorBody, 401: ErrorBody, 429: ErrorBody },
+        response: {
+          200: {
+            ...SignAnswer,
+            description: 'Signed in',
+            headers: {
+              'set-cookie': {
+                type: 'string',
+                description: `\`${knownDeviceCookie}\`: this browser is a known device of the number (HttpOnly, SameSite=Strict, Path=${knownDevicePath}, 400 days; Secure over https). Sent back with code requests and sign-ins, it exempts them from the number's daily bounds that strangers could use up.`,
+              },
+            },
+          },
+          400: ErrorBody,
+          401: ErrorBody,
+          429: ErrorBody,
+        },
       },
     },
-    async (request) => {
-      const userId = await app.otp.signIn(request.body.phone, request.body.code, request.ip)
-      return { token: await app.tokens.start(userId) }
+    async (request, reply) => {
+      const cookies = request.headers.cookie
+      const { userId, knownDevice } = await app.otp.signIn(
+        request.body.phone,
+        request.body.code,
+        request.ip,
+        cookies,
+      )
+      const token = await app.tokens.start(userId)
+      reply.header('set-cookie', knownDeviceSetCookie(knownDevice, request.protocol === 'https'))
+      return { token }
     },
   )
 

@@ -51,6 +51,16 @@ export async function signIn(page: Page, phone = owner) {
   await page.getByRole('button', { name: 'Login' }).click()
 }
 
+/**
+ * The cookies a sign-out leaves behind, but for the known-device credential: the server sets it
+ * (HttpOnly) on every successful sign-in and it survives logout on purpose. It holds a random device id
+ * and MACs of the numbers signed in, never a record or a number in clear, and it is what keeps the
+ * owner's own device able to ask for a code while strangers use up the number's daily bounds.
+ */
+export async function cookiesBesideKnownDevice(context: BrowserContext) {
+  return (await context.cookies()).filter((cookie) => cookie.name !== 'knownDevice')
+}
+
 export async function accessToken(context: BrowserContext) {
   const cookie = (await context.cookies()).find((c) => c.name === 'accessToken')
   if (!cookie) throw new Error('no accessToken cookie')

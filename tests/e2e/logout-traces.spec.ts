@@ -63,6 +63,12 @@ async function readableTraces(page: Page, urls: string[]) {
 
 async function expectNothingOfThePreviousUser(page: Page, urls: string[], secrets: string[]) {
   const traces = await readableTraces(page, urls)
+  // No cookie but the known-device credential, which stays on purpose (helpers.ts): it is HttpOnly, so no
+  // script reads it, and holds a random device id and MACs, none of the user's data.
+  const cookies = await page.context().cookies()
+  expect(cookies.map((cookie) => cookie.name)).toEqual(['knownDevice'])
+  expect(cookies[0]?.httpOnly).toBe(true)
+  for (const secret of secrets) expect(cookies[0]?.value).not.toContain(secret)
   // (The first characters of each are enough to see what was readable.)
   expect(traces.httpCache.map((entry) => entry.slice(0, 300))).toEqual([])
   // Only the app itself stays: its precache.

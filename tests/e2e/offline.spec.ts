@@ -1,6 +1,7 @@
 import type { Page } from '@playwright/test'
 import { expect, test } from './fixtures.ts'
 import {
+  cookiesBesideKnownDevice,
   figuresSettled,
   navigatorLabel,
   owner,
@@ -58,6 +59,7 @@ test('offline, a reload shows the same figures with the offline notice: no alert
   expect(dialogs).toEqual([])
   expect((await context.cookies()).map((c) => c.name).sort()).toEqual([
     'accessToken',
+    'knownDevice',
     'refreshRetryKey',
     'refreshToken',
     'signInId',
@@ -155,7 +157,8 @@ test('logging out offline wipes the device: cookies, stored state, kept figures 
   await page.reload()
   await expect(page.getByLabel('휴대폰 번호')).toBeVisible()
 
-  expect(await context.cookies()).toEqual([])
+  // All but the known-device credential, which stays on purpose (helpers.ts).
+  expect(await cookiesBesideKnownDevice(context)).toEqual([])
   const storage = await page.evaluate(() => JSON.stringify({ ...localStorage }))
   expect(storage).not.toContain('usage')
   expect(storage).not.toContain(owner)

@@ -1,5 +1,13 @@
 import { expect, test } from './fixtures.ts'
-import { logMark, noStores, owner, readCode, recordDialogs, signIn } from './helpers.ts'
+import {
+  cookiesBesideKnownDevice,
+  logMark,
+  noStores,
+  owner,
+  readCode,
+  recordDialogs,
+  signIn,
+} from './helpers.ts'
 
 test('signs in with a phone number and the code from the SMS, and lands on the sales screen', async ({
   page,
@@ -38,7 +46,8 @@ test('signs in with a phone number and the code from the SMS, and lands on the s
   await expect(page.getByRole('img', { name: 'Logo' })).toHaveCount(1)
   expect(dialogs).toEqual([])
   const cookies = (await page.context().cookies()).map((cookie) => cookie.name).sort()
-  expect(cookies).toEqual(['accessToken', 'refreshRetryKey', 'refreshToken', 'signInId'])
+  // knownDevice: the server's credential that this browser has signed in to the number (HttpOnly).
+  expect(cookies).toEqual(['accessToken', 'knownDevice', 'refreshRetryKey', 'refreshToken', 'signInId'])
 })
 
 test('the buttons are 360 by 30 px: blue when enabled, grey with a not-allowed cursor when not', async ({
@@ -65,7 +74,8 @@ test("refuses an account without stores: 'You do not have permission', and stays
   await expect.poll(() => dialogs).toEqual(['You do not have permission'])
   await expect(page).toHaveURL(/\/login$/)
   await expect(page.getByLabel('휴대폰 번호')).toBeEnabled()
-  expect(await page.context().cookies()).toEqual([])
+  // The sign-in itself succeeded, so the known-device credential stays (helpers.ts).
+  expect(await cookiesBesideKnownDevice(page.context())).toEqual([])
   await page.goto('/')
   await expect(page).toHaveURL(/\/login$/)
 })

@@ -149,6 +149,29 @@ describe('the OpenAPI document', () => {
     expect(statuses(`GET ${usage} `)).toEqual([200, 304, 400, 401, 403, 414])
   })
 
+  it('declares the known-device cookie a sign-in sets', async () => {
+    const { app } = current
+    const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as {
+      paths: Record<
+        string,
+        Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>
+      >
+    }
+    await app.inject({ method: 'PUT', url: '/api/v0/user/phone', payload: { phone: owner } })
+    const signed = await app.inject({
+      method: 'POST',
+      url: '/api/v0/user/sign',
+      payload: { phone: owner, code: sms.lastCode(owner) },
+    })
+    expect(signed.statusCode).toBe(200)
+    expect(String(signed.headers['set-cookie'])).toMatch(/^knownDevice=/)
+    const declared = document.paths['/api/v0/user/sign']?.post?.responses['200']?.headers
+    expect(declared?.['set-cookie']).toMatchObject({
+      schema: { type: 'string' },
+      description: expect.stringContaining('knownDevice'),
+    })
+  })
+
   it('declares the server error and, on guarded routes, 401 for every operation', async () => {
     const document = (
       await current.app.inject({ method: 'GET', url: '/api/openapi.json' })

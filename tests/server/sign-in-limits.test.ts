@@ -3,6 +3,8 @@
 import { describe, expect, it } from 'vitest'
 import { readConfig } from '../../server/config.ts'
 import { addUser } from '../../server/db/accounts.ts'
+import { messages } from '../../server/errors.ts'
+import { createKnownDevices, knownPhonesPerDevice } from '../../server/plugins/known-device.ts'
 import { capturedSms, sharedTestApp, type TestApp, testClock } from './test-app.ts'
 
 const owner = '01012345678'
@@ -26,9 +28,13 @@ function guessesPerDay(limits: ReturnType<typeof readConfig>['limits']) {
   // A client's tries are compared only against codes it asked for itself, each ending after CODE_MAX_TRIES.
   const byCodes = limits.codeMaxTries * codesPerDay(limits).oneClient
   const oneClient = Math.min(byLocks, byAttempts, byCodes)
-  // Any number of clients: failures from all of them together stop at the phone's daily bound.
-  const anyClients = limits.signFailuresPerPhonePerDay
-  return { oneClient, anyClients, worst: Math.max(oneClient, anyClients) }
+  // Any number of clients: failures from all unknown devices together stop at the phone's daily bound,
+  // and failures from all its known devices (the owner's, or a thief's holding a stolen credential,
+  // from any number of addresses) at their own daily bound.
+  const unknownDevices = limits.signFailuresPerPhonePerDay
+  const knownDevices = limits.signFailuresPerPhoneKnownDevicesPerDay
+  const anyClients = unknownDevices + knownDevices
+  return { oneClient, unknownDevices, knownDevices, anyClients, worst: Math.max(oneClient, anyClients) }
 }
 
 /** The most codes one phone can be sent in any 24 hours: from one client, and from all together. */
@@ -78,27 +84,43 @@ describe('the code-request bound', () => {
 describe('the guessing bound', () => {
   it('a 4-digit code is guessed with a chance of at most 1 % a day, and one address cannot close a phone', () => {
     const { limits } = readConfig({})
-    const { oneClient, anyClients, worst } = guessesPerDay(limits)
+    const { oneClient, unknownDevices, knownDevices, anyClients, worst } = guessesPerDay(limits)
     console.info(
-      `wrong guesses per account per day: one address ${oneClient}, any number of addresses ${anyClients}; chance ${worst / 10_000}`,
+      `wrong guesses per account per day: one address ${oneClient}; any number of addresses ${unknownDevices} from unknown devices + ${knownDevices} from known devices = ${anyClients}; chance ${worst / 10_000}`,
     )
     // Locks: 10 failures in each of 6 runs (locks of 30, 60, 120, 240, 480 minutes end within the day) = 60;
     // attempts: 20 an hour x 24 = 480; codes: 10 a day x 5 tries = 50. One address: 50.
     expect(oneClient).toBe(50)
+    // Unknown devices 80 + known devices 20 = 100 guesses of 10,000: a 1 % chance a day at most.
+    expect(anyClients).toBe(limits.signFailuresPerPhonePerDay + limits.signFailuresPerPhoneKnownDevicesPerDay)
     expect(worst / 10_000).toBeLessThanOrEqual(0.01)
-    // The phone-wide refusal needs failures from more than one address.
-    expect(oneClient).toBeLessThan(anyClients)
+    // The phone-wide refusal of unknown devices needs failures from more than one address.
+    expect(oneClient).toBeLessThan(unknownDevices)
   })
 
-  it('no configuration can raise the phone-wide bound above 1 % a day', () => {
+  it('no configuration can raise the bound above 1 % a day, known devices counted', () => {
     expect(() => readConfig({ SIGN_FAILURES_PER_PHONE_PER_DAY: '101' })).toThrowError(
       /SIGN_FAILURES_PER_PHONE_PER_DAY/,
     )
-    const loosest = readConfig({
-      SIGN_FAILURES_PER_PHONE_PER_DAY: '100',
-      SIGN_ATTEMPTS_PER_IP_PER_HOUR: '100000',
-    })
-    expect(guessesPerDay(loosest.limits).anyClients / 10_000).toBeLessThanOrEqual(0.01)
+    // Each window alone may be raised only as far as the other leaves room under 100.
+    expect(() => readConfig({ SIGN_FAILURES_PER_PHONE_PER_DAY: '100' })).toThrowError(
+      /SIGN_FAILURES_PER_PHONE_KNOWN_DEVICES_PER_DAY=20 must add up to at most 100 \(120\)/,
+    )
+    expect(() => readConfig({ SIGN_FAILURES_PER_PHONE_KNOWN_DEVICES_PER_DAY: '21' })).toThrowError(
+      /must add up to at most 100 \(101\)/,
+    )
+    for (const [unknown, known] of [
+      ['99', '1'],
+      ['80', '20'],
+      ['1', '99'],
+    ]) {
+      const loosest = readConfig({
+        SIGN_FAILURES_PER_PHONE_PER_DAY: unknown,
+        SIGN_FAILURES_PER_PHONE_KNOWN_DEVICES_PER_DAY: known,
+        SIGN_ATTEMPTS_PER_IP_PER_HOUR: '100000',
+      })
+      expect(guessesPerDay(loosest.limits).anyClients / 10_000).toBeLessThanOrEqual(0.01)
+    }
   })
 })
 
@@ -114,10 +136,23 @@ function sharedApp(env: Record<string, string> = {}) {
     },
   })
 }
-const requestCode = (phone: string, remoteAddress: string) =>
-  app.inject({ method: 'PUT', url: '/api/v0/user/phone', payload: { phone }, remoteAddress })
-const sign = (phone: string, code: string, remoteAddress: string) =>
-  app.inject({ method: 'POST', url: '/api/v0/user/sign', payload: { phone, code }, remoteAddress })
+/** `cookie`: the Cookie header the browser sends, such as a known-device credential. */
+const requestCode = (phone: string, remoteAddress: string, cookie?: string) =>
+  app.inject({
+    method: 'PUT',
+    url: '/api/v0/user/phone',
+    payload: { phone },
+    remoteAddress,
+    headers: cookie ? { cookie } : {},
+  })
+const sign = (phone: string, code: string, remoteAddress: string, cookie?: string) =>
+  app.inject({
+    method: 'POST',
+    url: '/api/v0/user/sign',
+    payload: { phone, code },
+    remoteAddress,
+    headers: cookie ? { cookie } : {},
+  })
 const wrong = (code: string) => String((Number(code) + 1) % 10_000).padStart(4, '0')
 
 describe('sign-in attempts per client', () => {
@@ -302,5 +337,198 @@ describe('code requests at the same moment', () => {
     // 5 taken already: 25 more of the phone's 30 a day.
     expect(fromMany.filter((r) => r.statusCode === 200)).toHaveLength(25)
     expect(fromMany.filter((r) => r.statusCode === 429)).toHaveLength(15)
+  })
+})
+
+// Known devices: a browser that has signed in to a number before carries a credential for it (an
+// HttpOnly cookie) that exempts it from the number's daily bounds, which strangers who never received a
+// code could otherwise use up, closing the number to its owner for a day.
+const defaults = readConfig({}).limits
+const day = 24 * 60 * minute
+
+/** The Cookie header a browser sends back after this answer: its known-device cookie. */
+function knownDeviceOf(response: { headers: Record<string, unknown> }): string {
+  const set = [response.headers['set-cookie']].flat().map(String)
+  const cookie = set.find((header) => header.startsWith('knownDevice='))?.split(';')[0]
+  if (!cookie) throw new Error(`no known-device cookie in ${JSON.stringify(set)}`)
+  return cookie
+}
+
+/** The owner asks for a code and signs in with it; returns the cookie the browser keeps. */
+async function ownerSignsIn(from: string, cookie?: string, phone = owner) {
+  const asked = await requestCode(phone, from, cookie)
+  expect(asked.statusCode).toBe(200)
+  const signed = await sign(phone, sms.lastCode(phone), from, cookie)
+  expect(signed.statusCode).toBe(200)
+  return knownDeviceOf(signed)
+}
+
+/** Asks from the address until it is refused; returns the refusal. */
+async function codesUntilRefused(from: string, cookie?: string) {
+  for (let i = 0; i < 1000; i++) {
+    const response = await requestCode(owner, from, cookie)
+    if (response.statusCode !== 200) return response
+  }
+  throw new Error('never refused')
+}
+
+/** Each address asks for codes and fails with them until its first lock; returns the failures made. */
+async function failFrom(addresses: string[], cookie?: string) {
+  let failures = 0
+  for (const from of addresses) {
+    for (let made = 0; made < defaults.signFailuresBeforeLock; ) {
+      expect((await requestCode(owner, from, cookie)).statusCode).toBe(200)
+      for (let i = 0; i < defaults.codeMaxTries && made < defaults.signFailuresBeforeLock; i++, made++) {
+        const attempt = await sign(owner, wrong(sms.lastCode(owner)), from, cookie)
+        expect(attempt.statusCode).toBe(made + 1 === defaults.signFailuresBeforeLock ? 429 : 401)
+      }
+    }
+    failures += defaults.signFailuresBeforeLock
+  }
+  return failures
+}
+
+const addresses = (count: number, prefix = '198.51.100') =>
+  Array.from({ length: count }, (_, i) => `${prefix}.${i + 1}`)
+
+describe('a known device, while strangers use the phone’s day of codes', () => {
+  sharedApp({ CODE_REQUESTS_PER_PHONE_PER_HOUR: '10' })
+  it('still gets a code and signs in, from anywhere; an unknown device is refused', async () => {
+    const device = await ownerSignsIn(ownerAddress)
+    // Addresses that never received a code ask for the owner's number until each is refused: 3 of
+    // them (10 a day each) use what is left of the phone's 30 a day.
+    const strangers = Math.ceil(
+      defaults.codeRequestsPerPhonePerDay / defaults.codeRequestsPerPhonePerClientPerDay,
+    )
+    expect(strangers).toBe(3)
+    for (const from of addresses(strangers)) expect((await codesUntilRefused(from)).statusCode).toBe(429)
+    expect(sms.sent.filter((message) => message.to === owner)).toHaveLength(
+      defaults.codeRequestsPerPhonePerDay,
+    )
+    // A device that has never signed in to the number is refused, as before.
+    const unknown = await requestCode(owner, '192.0.2.50')
+    expect(unknown.statusCode).toBe(429)
+    expect(unknown.json().message).toBe(messages.tooManyCodes)
+    expect((await requestCode(owner, ownerAddress)).statusCode).toBe(429)
+    // The owner's own browser gets a code and signs in, at the shop and from a new network.
+    const kept = await ownerSignsIn(ownerAddress, device)
+    expect(kept).toBe(device)
+    expect(await ownerSignsIn('192.0.2.77', device)).toBe(device)
+    // Still within its own per-address limits: 10 a day from one address.
+    const own = await codesUntilRefused(ownerAddress, device)
+    expect(own.statusCode).toBe(429)
+    expect(own.json().message).toBe(messages.tooManyCodes)
+    // The phone's 30 (the owner's first among them), the other 9 of the owner's address, 1 from the new network.
+    expect(sms.sent.filter((message) => message.to === owner)).toHaveLength(
+      defaults.codeRequestsPerPhonePerDay + defaults.codeRequestsPerPhonePerClientPerDay - 1 + 1,
+    )
+  })
+})
+
+describe('a known device, while strangers reach the phone’s daily failures', () => {
+  sharedApp()
+  it('still signs in; an unknown device is refused until the failures age out', async () => {
+    const device = await ownerSignsIn(ownerAddress)
+    // Each stranger asks for codes of its own and fails until its first lock: 8 addresses make 80.
+    const strangers = Math.ceil(defaults.signFailuresPerPhonePerDay / defaults.signFailuresBeforeLock)
+    expect(strangers).toBe(8)
+    expect(await failFrom(addresses(strangers))).toBe(defaults.signFailuresPerPhonePerDay)
+    for (const from of ['192.0.2.50', ownerAddress]) {
+      const refused = await requestCode(owner, from)
+      expect(refused.statusCode).toBe(429)
+      expect(refused.json().message).toBe(messages.phoneLocked)
+      expect(refused.headers['retry-after']).toBe(String(24 * 60 * 60))
+      expect((await sign(owner, '0000', from)).statusCode).toBe(429)
+    }
+    // The owner's own browser asks for a code and signs in.
+    expect(await ownerSignsIn(ownerAddress, device)).toBe(device)
+    expect(await ownerSignsIn('192.0.2.77', device)).toBe(device)
+  })
+})
+
+describe('a known-device credential', () => {
+  sharedApp({ SIGN_FAILURES_PER_PHONE_PER_DAY: '12', CODE_REQUESTS_PER_PHONE_PER_HOUR: '100' })
+  const other = '01099998888'
+
+  it('is honoured only for the number and device id the server made it for', async () => {
+    await addUser(app.db, { phone: other, name: '이사장' })
+    const device = await ownerSignsIn(ownerAddress)
+    const otherDevice = await ownerSignsIn('192.0.2.60', undefined, other)
+    const [deviceId = '', mac = ''] = device.slice('knownDevice='.length).split('.')
+    const [otherId = '', otherMac = ''] = otherDevice.slice('knownDevice='.length).split('.')
+    expect(deviceId).not.toBe(otherId)
+    // Strangers close the number to unknown devices: 3 addresses x 4 failures.
+    for (const from of addresses(3)) {
+      await requestCode(owner, from)
+      for (let i = 0; i < 4; i++) await sign(owner, wrong(sms.lastCode(owner)), from)
+    }
+    const forgeries = {
+      'another number’s credential': otherDevice,
+      'another number’s MAC under the owner’s device id': `knownDevice=${deviceId}.${otherMac}`,
+      'the owner’s MAC under another device id': `knownDevice=${otherId}.${mac}`,
+      'a made-up MAC': `knownDevice=${deviceId}.${'A'.repeat(22)}`,
+      'the device id alone': `knownDevice=${deviceId}`,
+      'a truncated MAC': `knownDevice=${deviceId}.${mac.slice(0, 21)}`,
+      'not a credential': 'knownDevice=%%%;.',
+      'the credential under another name': `signInId=${device.slice('knownDevice='.length)}`,
+    }
+    for (const [what, cookie] of Object.entries(forgeries)) {
+      const asked = await requestCode(owner, ownerAddress, cookie)
+      expect(asked.statusCode, what).toBe(429)
+      expect(asked.json().message, what).toBe(messages.phoneLocked)
+      expect((await sign(owner, '0000', ownerAddress, cookie)).statusCode, what).toBe(429)
+    }
+    // The real one is, also among other cookies.
+    await ownerSignsIn(ownerAddress, `accessToken=x; ${device}; signInId=y`)
+  })
+
+  it('keeps the last numbers signed in on one browser, under one device id', () => {
+    const known = createKnownDevices('test-secret-test-secret-test-secret-0123')
+    const phones = Array.from({ length: knownPhonesPerDevice + 1 }, (_, i) => `0101000000${i}`)
+    let cookie: string | undefined
+    for (const phone of phones) cookie = `knownDevice=${known.afterSignIn(cookie, phone)}`
+    const [first, ...rest] = phones
+    expect(known.isKnown(cookie, first ?? '')).toBe(false)
+    for (const phone of rest) expect(known.isKnown(cookie, phone), phone).toBe(true)
+    // Signing in again moves a number to the front without repeating it; the device id stays.
+    const again = `knownDevice=${known.afterSignIn(cookie, rest[3] ?? '')}`
+    expect(again.split('.')).toHaveLength(1 + knownPhonesPerDevice)
+    expect(again.split('.')[0]).toBe(cookie?.split('.')[0])
+    for (const phone of rest) expect(known.isKnown(again, phone), phone).toBe(true)
+    // Nothing in it is a number in clear.
+    for (const phone of phones) expect(again).not.toContain(phone)
+    // Another server secret honours none of them.
+    const elsewhere = createKnownDevices('another-secret-another-secret-0123456')
+    for (const phone of rest) expect(elsewhere.isKnown(again, phone)).toBe(false)
+  })
+})
+
+describe('failures from known devices', () => {
+  sharedApp()
+  it('count against their own daily window, whatever the number of addresses, and not against the unknown devices’', async () => {
+    const device = await ownerSignsIn(ownerAddress)
+    // Someone holding the owner's credential tries from fresh addresses, each until its own first lock
+    // (the per-address lock ladder holds for known devices too): 2 addresses make the window's 20.
+    const thieves = Math.ceil(
+      defaults.signFailuresPerPhoneKnownDevicesPerDay / defaults.signFailuresBeforeLock,
+    )
+    expect(thieves).toBe(2)
+    expect(await failFrom(addresses(thieves, '198.51.100'), device)).toBe(
+      defaults.signFailuresPerPhoneKnownDevicesPerDay,
+    )
+    // Every known device of the number is answered no more for a day, from any address.
+    for (const from of ['192.0.2.99', ownerAddress]) {
+      const refused = await requestCode(owner, from, device)
+      expect(refused.statusCode).toBe(429)
+      expect(refused.json().message).toBe(messages.phoneLocked)
+      expect(refused.headers['retry-after']).toBe(String(24 * 60 * 60))
+      expect((await sign(owner, '0000', from, device)).statusCode).toBe(429)
+    }
+    // Those failures took nothing of the unknown devices' window: they all remain, and then it closes.
+    expect(await failFrom(addresses(8, '203.0.113'))).toBe(defaults.signFailuresPerPhonePerDay)
+    expect((await requestCode(owner, '192.0.2.100')).statusCode).toBe(429)
+    // 80 + 20 failures: the most any guesser, with or without a credential, makes in a day.
+    clock.advance(day)
+    expect(await ownerSignsIn(ownerAddress, device)).toBe(device)
   })
 })

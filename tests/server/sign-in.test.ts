@@ -140,12 +140,65 @@ describe('signing in', () => {
     const unregistered = await sign(stranger, '0000')
     expect(unregistered.statusCode).toBe(registered.statusCode)
     expect(unregistered.json()).toEqual(registered.json())
+    // Neither leaves a known-device cookie: only a successful sign-in does.
+    expect(registered.headers['set-cookie']).toBeUndefined()
+    expect(unregistered.headers['set-cookie']).toBeUndefined()
   })
 
+  it('leaves a known-device cookie on a successful sign-in: HttpOnly, SameSite=Strict, for the sign-in routes, 400 days', async () => {
+    await requestCode(owner)
+    const signed = await sign(owner, sms.lastCode(owner))
+    const cookie = String(signed.headers['set-cookie'])
+    // Over plain http (a shop's own network, localhost) it cannot be Secure, or the browser would drop it.
+    expect(cookie).toMatch(
+      /^knownDevice=[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{22}; Path=\/api\/v0\/user; Max-Age=34560000; HttpOnly; SameSite=Strict$/,
+    )
+    // A random device id and a MAC: no number in clear.
+    expect(cookie).not.toContain(owner)
+    expect(cookie).not.toContain(owner.slice(3))
+    // Signing in again on the same browser keeps its device id and credential.
+    await requestCode(owner)
+    const value = cookie.split(';')[0] ?? ''
+    const again = await app.inject({
+      method: 'POST',
+      url: '/api/v0/user/sign',
+      payload: { phone: owner, code: sms.lastCode(owner) },
+      remoteAddress: '203.0.113.7',
+      headers: { cookie: value },
+    })
+    expect(again.statusCode).toBe(200)
+    expect(String(again.headers['set-cookie']).split(';')[0]).toBe(value)
+  })
   it('refuses a code that is not 4 digits with 400', async () => {
     const response = await sign(owner, '12345')
     expect(response.statusCode).toBe(400)
     expect(response.json().message).toBe('인증번호는 숫자 4자리입니다.')
+  })
+})
+
+describe('the known-device cookie over https', () => {
+  const own = sharedTestApp({
+    clock,
+    sms,
+    env: { TRUST_PROXY: '1' },
+    setup: (created) => addUser(created.db, { phone: owner, name: '김사장' }),
+  })
+  it('is Secure when the request came over https, as the trusted proxy says', async () => {
+    const https = { 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.8' }
+    await own.app.inject({
+      method: 'PUT',
+      url: '/api/v0/user/phone',
+      payload: { phone: owner },
+      headers: https,
+    })
+    const signed = await own.app.inject({
+      method: 'POST',
+      url: '/api/v0/user/sign',
+      payload: { phone: owner, code: sms.lastCode(owner) },
+      headers: https,
+    })
+    expect(signed.statusCode).toBe(200)
+    expect(String(signed.headers['set-cookie'])).toMatch(/; HttpOnly; SameSite=Strict; Secure$/)
   })
 })
 
