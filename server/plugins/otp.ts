@@ -33,6 +33,8 @@
 // carries a valid credential for its phone comes from a known device:
 // - it is exempt from the phone-wide bounds (the phone's daily codes and its daily failures), so
 //   strangers reaching them do not stop the owner's own device from asking for a code and signing in;
+//   known devices' codes count against CODE_REQUESTS_PER_PHONE_PER_DAY of their own, so a number is
+//   sent at most twice that many codes a day, whoever asks (a stolen credential included);
 // - it keeps every per-client limit above (hourly and daily codes per address, attempts per address,
 //   its own lock ladder), and still needs a code sent by SMS: the credential alone signs nobody in;
 // - its failures count instead against SIGN_FAILURES_PER_PHONE_KNOWN_DEVICES_PER_DAY (20), from all
@@ -139,16 +141,13 @@ export function createOtp(db: Db, secret: string, now: () => Date, limits: Confi
               limit: limits.codeRequestsPerPhonePerClientPerDay,
               windowMs: dayMs,
             },
-            // A known device neither needs nor takes a slot of the phone's day.
-            ...(known
-              ? []
-              : [
-                  {
-                    key: `code:phone-day:${phone}`,
-                    limit: limits.codeRequestsPerPhonePerDay,
-                    windowMs: dayMs,
-                  },
-                ]),
+            // The phone's day: strangers using it up do not stop a known device, whose codes count
+            // against a day of their own (so a stolen credential cannot run up the SMS bill either).
+            {
+              key: known ? `code:phone-day-known:${phone}` : `code:phone-day:${phone}`,
+              limit: limits.codeRequestsPerPhonePerDay,
+              windowMs: dayMs,
+            },
           ],
           messages.tooManyCodes,
         )

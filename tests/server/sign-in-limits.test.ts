@@ -425,6 +425,27 @@ describe('a known device, while strangers use the phone’s day of codes', () =>
   })
 })
 
+describe('codes for known devices', () => {
+  sharedApp({ CODE_REQUESTS_PER_PHONE_PER_HOUR: '10' })
+  it('count against a day of their own: a stolen credential from many addresses cannot run up the SMS bill', async () => {
+    const device = await ownerSignsIn(ownerAddress)
+    sms.clear()
+    // A thief holding the credential asks from one new address after another until refused everywhere.
+    let refusedAt = 0
+    for (const from of addresses(10, '203.0.113')) {
+      const refused = await codesUntilRefused(from, device)
+      expect(refused.statusCode).toBe(429)
+      refusedAt += 1
+      if (sms.sent.length >= defaults.codeRequestsPerPhonePerDay) break
+    }
+    expect(refusedAt).toBe(3)
+    expect(sms.sent).toHaveLength(defaults.codeRequestsPerPhonePerDay)
+    expect((await requestCode(owner, '192.0.2.99', device)).statusCode).toBe(429)
+    // The unknown devices' day is untouched: a new device of the owner still gets a code.
+    expect((await requestCode(owner, '192.0.2.100')).statusCode).toBe(200)
+  })
+})
+
 describe('a known device, while strangers reach the phone’s daily failures', () => {
   sharedApp()
   it('still signs in; an unknown device is refused until the failures age out', async () => {
