@@ -1,5 +1,5 @@
 import { QueryClientProvider } from '@tanstack/react-query'
-import { createFileRoute, Outlet } from '@tanstack/react-router'
+import { createFileRoute, Outlet, useMatch } from '@tanstack/react-router'
 import { LogoutButton } from '../features/auth/logout-button.tsx'
 import { StoreSwitcher } from '../features/stores/store-switcher.tsx'
 import { Footer } from './-footer.tsx'
@@ -15,10 +15,17 @@ export const Route = createFileRoute('/_authed')({
 
 function SignedInLayout() {
   const { queryClient } = Route.useLoaderData()
+  // The header names the store whose figures the screen shows, from the same route match, so the two
+  // change in one render (the remembered store changes as a navigation starts, before the figures do).
+  const shownStoreId = useMatch({
+    from: '/_authed/',
+    shouldThrow: false,
+    select: (match) => match.context.storeId,
+  })
   return (
     <div className="app">
       <header className="app-header">
-        <StoreSwitcher />
+        <StoreSwitcher shownStoreId={shownStoreId} />
         <picture className="app-logo">
           {/* On a phone the mark alone, so the store name keeps its room. */}
           <source media="(max-width: 479px)" srcSet="/favicon.svg" width={32} height={32} />

@@ -18,9 +18,11 @@ function Thumbnail({ store }: { store: Store }) {
   )
 }
 
-export function StoreSwitcher() {
-  const store = useStoreStore((state) => state.store)
+/** `shownStoreId`: the store whose figures the screen shows (else the remembered selection is named). */
+export function StoreSwitcher({ shownStoreId }: { shownStoreId?: number }) {
+  const remembered = useStoreStore((state) => state.store)
   const stores = useStoreStore((state) => state.stores)
+  const store = stores.find((option) => option.id === shownStoreId) ?? remembered
   const navigate = useNavigate()
   const { open, setOpen, close, container, opener, panel } = useDropdown<HTMLDivElement, HTMLUListElement>()
   const listId = useId()
