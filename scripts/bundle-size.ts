@@ -21,7 +21,7 @@ export interface ScreenSize {
   css: { raw: number; gzip: number; brotli: number }
 }
 
-export function readManifest(distDir: string): Manifest {
+function readManifest(distDir: string): Manifest {
   return JSON.parse(readFileSync(path.join(distDir, '.vite', 'manifest.json'), 'utf8'))
 }
 

@@ -52,7 +52,7 @@ declare module 'fastify' {
  * Fastify's own number form trusts no hop at all, and `true` trusts every hop, so that any client
  * could name its own address in X-Forwarded-For.
  */
-export function fastifyTrustProxy(trust: Config['trustProxy']) {
+function fastifyTrustProxy(trust: Config['trustProxy']) {
   if (!trust) return false
   if ('hops' in trust) return (_address: string, hop: number) => hop < trust.hops
   return trust.addresses

@@ -53,7 +53,7 @@ type Env = Static<typeof EnvSchema>
 export class ConfigError extends Error {}
 
 /** Wrong guesses at a 4-digit code allowed per account per day, from everyone: a 1 % chance. */
-export const maxGuessesPerDay = 100
+const maxGuessesPerDay = 100
 
 /**
  * Which forwarding proxies to believe about the client's address: none (`0`), the nearest N hops (a

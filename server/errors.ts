@@ -58,7 +58,7 @@ const fieldMessages: Record<string, string> = {
  * The message of every status the framework or a plugin can answer by itself. A 403 that no route
  * chose (a path outside the image folder, say) is not about stores, so it gets the neutral text.
  */
-export const statusMessages: Record<number, string> = {
+const statusMessages: Record<number, string> = {
   400: messages.badRequest,
   401: messages.loginRequired,
   403: messages.accessDenied,

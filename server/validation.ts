@@ -10,7 +10,7 @@ import type { FastifySchemaValidationError } from 'fastify/types/schema.d.ts'
 type Validate = ((data: unknown) => boolean) & { errors?: FastifySchemaValidationError[] | null }
 
 /** The JSON pointer of the first number in `data` that is not finite, or undefined. */
-export function nonFinitePath(data: unknown): string | undefined {
+function nonFinitePath(data: unknown): string | undefined {
   // Iterative, so a deeply nested body cannot overflow the stack.
   const pending: [unknown, string][] = [[data, '']]
   for (let next = pending.pop(); next; next = pending.pop()) {

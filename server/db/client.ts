@@ -114,7 +114,7 @@ export const LOCK_HEARTBEAT_MS = 5_000
  */
 export const LOCK_STALE_AFTER_MS = 15_000
 /** How long opening the database waits for a lock from another PID namespace to go stale. */
-export const LOCK_WAIT_MS = LOCK_STALE_AFTER_MS + 3_000
+const LOCK_WAIT_MS = LOCK_STALE_AFTER_MS + 3_000
 
 interface LockOwner {
   pid: number

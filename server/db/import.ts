@@ -33,10 +33,10 @@ const batchRows = 5000
 /** Records inserted into usages in one statement at the end. */
 const insertChunkLines = 50_000
 
-export const maxAmount = 10_000_000
+const maxAmount = 10_000_000
 
 /** ISO 8601; a time without an offset is Korea time (UTC+9, no daylight saving), as a shop's POS writes it. */
-export function parseTimestamp(text: string): Date | null {
+function parseTimestamp(text: string): Date | null {
   const value = text.trim().replace(' ', 'T')
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?$/i.test(value)) return null
   const withOffset = /(Z|[+-]\d{2}:?\d{2})$/i.test(value) ? value : `${value}+09:00`
@@ -44,7 +44,7 @@ export function parseTimestamp(text: string): Date | null {
   return isValid(date) ? date : null
 }
 
-export function parseAmount(text: string): number | null {
+function parseAmount(text: string): number | null {
   const value = text.trim().replace(/,/g, '').replace(/원$/, '')
   if (!/^\d+$/.test(value)) return null
   const amount = Number(value)

@@ -17,7 +17,7 @@ export const knownDeviceCookie = 'knownDevice'
 /** Only the sign-in routes read it. */
 export const knownDevicePath = '/api/v0/user'
 /** The longest lifetime browsers keep a cookie (Chromium caps it at 400 days). */
-export const knownDeviceMaxAgeSeconds = 400 * 24 * 60 * 60
+const knownDeviceMaxAgeSeconds = 400 * 24 * 60 * 60
 /** Numbers remembered per browser, most recent first. */
 export const knownPhonesPerDevice = 8
 
@@ -25,7 +25,7 @@ export const knownPhonesPerDevice = 8
 const token = /^[A-Za-z0-9_-]{22}$/
 
 /** The values of every cookie called `name` in a Cookie header (a browser may send several, by path). */
-export function cookieValues(header: string | undefined, name: string): string[] {
+function cookieValues(header: string | undefined, name: string): string[] {
   if (!header) return []
   return header
     .split(';')

@@ -16,7 +16,7 @@ export interface Window {
   windowMs?: number
 }
 
-export const hourMs = 60 * 60 * 1000
+const hourMs = 60 * 60 * 1000
 export const dayMs = 24 * hourMs
 /** The longest window any limit counts over: an event older than this counts for nothing. */
 export const longestWindowMs = dayMs

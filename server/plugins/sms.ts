@@ -8,7 +8,7 @@ export interface SmsSender {
   send(to: string, text: string): Promise<void>
 }
 
-export class SmsError extends Error {}
+class SmsError extends Error {}
 
 export const consoleSms: SmsSender = {
   async send(to, text) {
@@ -16,7 +16,7 @@ export const consoleSms: SmsSender = {
   },
 }
 
-export function webhookSms(url: string, secret: string, timeoutMs = 10_000): SmsSender {
+function webhookSms(url: string, secret: string, timeoutMs = 10_000): SmsSender {
   return {
     async send(to, text) {
       let response: Response
@@ -53,10 +53,10 @@ export interface SmsRetry {
 }
 
 /** 4 tries over about 7 s (waits of 1, 2 and 4 s), well within a code's 3-minute life. */
-export const defaultSmsRetry: SmsRetry = { attempts: 4, firstDelayMs: 1000, closeWaitMs: 15_000 }
+const defaultSmsRetry: SmsRetry = { attempts: 4, firstDelayMs: 1000, closeWaitMs: 15_000 }
 
 /** A phone number as logs show it: the last four digits only. */
-export const maskPhone = (phone: string) => `${'*'.repeat(Math.max(0, phone.length - 4))}${phone.slice(-4)}`
+const maskPhone = (phone: string) => `${'*'.repeat(Math.max(0, phone.length - 4))}${phone.slice(-4)}`
 
 export interface SmsOutbox {
   /** Starts sending in the background; the caller's answer never waits for, or tells of, the gateway. */

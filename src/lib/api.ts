@@ -19,7 +19,7 @@ import {
 } from './tokens.ts'
 
 export const refreshFailedMessage = 'Failed to obtain new access token.'
-export const offlineMessage = '인터넷에 연결되어 있지 않습니다. 연결을 확인한 뒤 다시 시도해 주세요.'
+const offlineMessage = '인터넷에 연결되어 있지 않습니다. 연결을 확인한 뒤 다시 시도해 주세요.'
 
 /** The server answered with an error status; `message` is its Korean text (or a generic one). */
 export class HttpError extends Error {
@@ -90,8 +90,6 @@ let sessionEnded: () => void = () => {}
 export function onSessionEnded(handler: () => void) {
   sessionEnded = handler
 }
-/** Tells the handler that the sign-in is gone (it forgets it and shows the login screen). */
-export const endSessionHere = () => sessionEnded()
 
 export interface ApiRequest {
   method?: 'GET' | 'PUT' | 'POST' | 'DELETE'
@@ -155,7 +153,7 @@ let pendingRefresh: { generation: number; token: Promise<string> } | null = null
  * Resolves to a fresh access token; every caller of one session during one refresh gets the same one.
  * A refresh of a session that has ended is never shared with the next one.
  */
-export function refreshAccessToken(stale: string | undefined): Promise<string> {
+function refreshAccessToken(stale: string | undefined): Promise<string> {
   const generation = sessionGeneration()
   if (pendingRefresh?.generation !== generation) {
     const pending = {

@@ -55,7 +55,7 @@ describe('a server that always answers empty', () => {
 
   it('the code request reloads once, then says so and leaves the form to try again', async () => {
     fakeServer({ 'PUT /api/v0/user/phone': empty })
-    for (let load = 0; load < 5; load++) expect(await requestCode('01012345678')).toBe(false)
+    for (let load = 0; load < 5; load++) expect(await requestCode('01012345678')).toBeNull()
     expect(reload).toHaveBeenCalledTimes(1)
     expect(alert).toHaveBeenCalledTimes(4)
     expect(alert).toHaveBeenLastCalledWith(expect.stringMatching(/다시 시도해 주세요/))

@@ -6,28 +6,10 @@
 // way (wipeDevice, in lib/session-state.ts) and lands on the same page: '/', which the guard turns
 // into the login screen.
 import type { ProfileAnswer } from '../../../contract/api.ts'
-import {
-  EmptyAnswerError,
-  HttpError,
-  OfflineError,
-  onSessionEnded,
-  refreshTokenPath,
-  reloadForEmptyAnswer,
-  request,
-  requestJson,
-  SessionEndedError,
-  StaleSessionError,
-} from '../../lib/api.ts'
+import { onSessionEnded, refreshTokenPath, request, requestJson } from '../../lib/api.ts'
 import { page, reloadFor } from '../../lib/page.ts'
-import { clearProblem, showProblem } from '../../lib/problem.ts'
-import { applyProfile, isLoggedIn, wipeDevice } from '../../lib/session-state.ts'
-import {
-  adoptSignIn,
-  getRefreshToken,
-  isOwnSignIn,
-  isSessionCurrent,
-  sessionGeneration,
-} from '../../lib/tokens.ts'
+import { isLoggedIn, wipeDevice } from '../../lib/session-state.ts'
+import { adoptSignIn, getRefreshToken, isOwnSignIn } from '../../lib/tokens.ts'
 
 export const noPermission = 'You do not have permission'
 

@@ -15,7 +15,7 @@ import { codeSeconds } from './countdown.ts'
 import { endSession, fetchProfile, NoStoresError, noPermission } from './session.ts'
 
 /** Digits only: hyphens and spaces in what the owner types are ignored. */
-export const phoneDigits = (phone: string) => phone.replace(/[\s-]/g, '')
+const phoneDigits = (phone: string) => phone.replace(/[\s-]/g, '')
 export const isPhoneComplete = (phone: string) => /^[0-9]{10,11}$/.test(phoneDigits(phone))
 export const isCodeComplete = (code: string) => /^[0-9]{4}$/.test(code.trim())
 
