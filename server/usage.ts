@@ -7,7 +7,7 @@ import { promisify } from 'node:util'
 import { brotliCompress, constants, gunzip, gzip } from 'node:zlib'
 import { and, eq, sql } from 'drizzle-orm'
 import { LRUCache } from 'lru-cache'
-import { canonicalUsage } from '../contract/usage-bytes.ts'
+import * as canonical from '../contract/usage-bytes.ts'
 import { type Db, queryRows } from './db/client.ts'
 import { memberships, usageYears } from './db/schema.ts'
 
@@ -18,12 +18,12 @@ import { memberships, usageYears } from './db/schema.ts'
 export async function usageJson(db: Db, storeId: number, year: number): Promise<string> {
   const from = new Date(Date.UTC(year, 0, 1))
   const to = new Date(Date.UTC(year + 1, 0, 1))
-  const { answerStart, recordStart, recordMiddle, recordEnd, separator, answerEnd } = canonicalUsage
+  const { answerStart, recordStart, recordMiddle, recordEnd, recordSeparator, answerEnd } = canonical
   const [row] = await queryRows<{ records: string }>(
     db,
     sql`select coalesce(string_agg(
           ${recordStart}::text || to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') ||
-          ${recordMiddle}::text || amount || ${recordEnd}::text, ${separator}::text order by created_at, id), '') as records
+          ${recordMiddle}::text || amount || ${recordEnd}::text, ${recordSeparator}::text order by created_at, id), '') as records
         from usages
         where store_id = ${storeId} and created_at >= ${from.toISOString()} and created_at < ${to.toISOString()}`,
   )

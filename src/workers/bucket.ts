@@ -2,7 +2,7 @@
 // month, and the year total (docs/product.md §3). Records outside the year, and records whose createdAt
 // is not a valid ISO 8601 timestamp or whose amount is not a number, are skipped and counted.
 import { isValid, parseISO } from 'date-fns'
-import { canonicalUsage } from '../../contract/usage-bytes.ts'
+import * as canonical from '../../contract/usage-bytes.ts'
 import { type Buckets, daysInMonth, emptyBuckets } from './buckets.ts'
 
 /** A UTC calendar day as [year, month 1-12, day 1-31], or null when the text is not a valid timestamp. */
@@ -43,14 +43,14 @@ function parseUsages(bytes: Uint8Array): readonly unknown[] {
 }
 
 const ascii = (text: string) => Uint8Array.from(text, (char) => char.charCodeAt(0))
-const answerStart = ascii(canonicalUsage.answerStart)
-const recordStart = ascii(canonicalUsage.recordStart)
-const recordMiddle = ascii(canonicalUsage.recordMiddle)
-const recordEnd = canonicalUsage.recordEnd.charCodeAt(0)
-const separator = canonicalUsage.separator.charCodeAt(0)
-const answerEnd = ascii(canonicalUsage.answerEnd)
+const answerStart = ascii(canonical.answerStart)
+const recordStart = ascii(canonical.recordStart)
+const recordMiddle = ascii(canonical.recordMiddle)
+const recordEnd = canonical.recordEnd.charCodeAt(0)
+const separator = canonical.recordSeparator.charCodeAt(0)
+const answerEnd = ascii(canonical.answerEnd)
 /** `{"createdAt":"` + 24 characters of timestamp + `","amount":` */
-const recordHead = recordStart.length + canonicalUsage.timestampLength + recordMiddle.length
+const recordHead = recordStart.length + canonical.timestampLength + recordMiddle.length
 
 const matches = (bytes: Uint8Array, at: number, expected: Uint8Array) => {
   if (at + expected.length > bytes.length) return false
@@ -120,7 +120,7 @@ export function scanCanonical(bytes: Uint8Array, year: number): Buckets | null {
       const digits = at - first
       if (
         digits === 0 ||
-        digits > canonicalUsage.maxAmountDigits ||
+        digits > canonical.maxAmountDigits ||
         (digits > 1 && bytes[first] === 48) ||
         bytes[at] !== recordEnd
       )

@@ -5,7 +5,7 @@
 import { sql } from 'drizzle-orm'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { canonicalUsage } from '../../contract/usage-bytes.ts'
+import { answerEnd, answerStart } from '../../contract/usage-bytes.ts'
 import { addStore, addUser, grant } from '../../server/db/accounts.ts'
 import { usages } from '../../server/db/schema.ts'
 import { bucketExactly, scanCanonical } from '../../src/workers/bucket.ts'
@@ -145,7 +145,7 @@ describe('the canonical usage bytes: server answer → fast byte scanner', () =>
   it('scans an empty year on the fast path', async () => {
     const { access } = await signIn(current.app, sms, owner)
     const bytes = await answerBytes(access, 2026)
-    expect(new TextDecoder().decode(bytes)).toBe(`${canonicalUsage.answerStart}${canonicalUsage.answerEnd}`)
+    expect(new TextDecoder().decode(bytes)).toBe(`${answerStart}${answerEnd}`)
     expectAgreement(bytes, 2026, [])
   })
 
