@@ -171,7 +171,7 @@ describe('the canonical usage bytes: server answer → fast byte scanner', () =>
     expect(fast.total).toBe(maxAmount + 9_999_999 + 10 + 100 + 4000)
   })
 
-  it('never holds a negative amount, so the server never writes a minus (the scanner reads one anyway: tests/web/bucket.test.ts)', async () => {
+  it('keeps amounts from 0 to 10,000,000 today, so the server writes no minus yet', async () => {
     await expect(
       current.app.db
         .insert(usages)
@@ -182,6 +182,38 @@ describe('the canonical usage bytes: server answer → fast byte scanner', () =>
         .insert(usages)
         .values({ storeId, createdAt: new Date('2026-03-01T00:00:00Z'), amount: maxAmount + 1 }),
     ).rejects.toThrow()
+  })
+
+  it('scans negative and int32-sized amounts on the fast path, should the database ever allow them', async () => {
+    // Today the database keeps 0 to 10,000,000; a negative amount would be a refund (docs/product.md §3).
+    // Without the range, the column's own type bounds what the server's SQL can write.
+    const { access } = await signIn(current.app, sms, owner)
+    const db = current.app.db
+    await db.execute(sql`delete from usages`)
+    await db.execute(sql`alter table usages drop constraint usages_amount_range`)
+    try {
+      const int32 = fc.oneof(
+        fc.constantFrom(-1, -maxAmount, 2_147_483_647, -2_147_483_648),
+        fc.integer({ min: -2_147_483_648, max: 2_147_483_647 }),
+      )
+      const rows = fc.array(fc.record({ createdAt: instant(2026), amount: int32 }), {
+        minLength: 1,
+        maxLength: 60,
+      })
+      await fc.assert(
+        fc.asyncProperty(rows, async (generated) => {
+          await storeRecords(generated)
+          const bytes = await answerBytes(access, 2026)
+          expectAgreement(bytes, 2026, generated)
+        }),
+        { numRuns: 30 },
+      )
+    } finally {
+      await db.execute(sql`delete from usages`)
+      await db.execute(
+        sql`alter table usages add constraint usages_amount_range check (amount between 0 and 10000000)`,
+      )
+    }
   })
 
   it('scans a large year of records on the fast path', async () => {
