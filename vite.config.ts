@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { constants as zlib } from 'node:zlib'
 import { tanstackRouter } from '@tanstack/router-plugin/vite'
 import react from '@vitejs/plugin-react'
-import { defineConfig, type Rolldown } from 'vite'
+import { defineConfig, normalizePath, type Plugin, type Rolldown } from 'vite'
 import { compression, defineAlgorithm } from 'vite-plugin-compression2'
 import { type ManifestOptions, VitePWA } from 'vite-plugin-pwa'
 
@@ -21,11 +22,51 @@ function imagePattern() {
 }
 
 /**
- * A code-splitting group of the modules that load only with the route chunks `splits` matches:
- * no page's start, no other dynamic import needs them. Left to itself the bundler would cut those
- * route chunks' shared code into many small files, each a request and a worse compression ratio.
+ * A source file that a chunk rule below names, as the bundler's module id. A file renamed, moved or
+ * removed stops the build here, instead of leaving a rule that silently matches nothing.
  */
-function onlyLoadedBy(splits: RegExp, chunkName: string): Rolldown.CodeSplittingNameFunction {
+function sourceFile(relative: string): string {
+  const absolute = fileURLToPath(new URL(relative, import.meta.url))
+  if (!existsSync(absolute)) {
+    throw new Error(`vite.config.ts: a chunk rule names ${relative}, which does not exist; update the rule.`)
+  }
+  return normalizePath(absolute)
+}
+
+/** A module id without its query (`?tsr-split=component`). */
+const modulePath = (id: string) => id.split('?')[0] ?? id
+
+/** The signed-in layout route and the routes under it, whose split chunks always load together. */
+const signedInLayout = sourceFile('src/routes/_authed.tsx')
+const signedInRoutes = `${sourceFile('src/routes/_authed')}/`
+/** The query client, which only the signed-in screens load (the login screen never does). */
+const queryClient = sourceFile('src/lib/query-client.ts')
+const isSignedInSplit = (id: string) =>
+  /[?&]tsr-split/.test(id) && (modulePath(id) === signedInLayout || modulePath(id).startsWith(signedInRoutes))
+const isSignedInLoader = (id: string) => isSignedInSplit(id) || modulePath(id) === queryClient
+
+/** This app's modules that every page needs at start, kept in the `app` chunk with the libraries. */
+const startSourceNames = [
+  'src/config.ts',
+  'src/lib/api.ts',
+  'src/lib/session.ts',
+  'src/lib/tokens.ts',
+  'src/lib/page.ts',
+  'src/lib/problem.ts',
+]
+const startSources = startSourceNames.map(sourceFile)
+const startLibraries =
+  /node_modules[\\/](react|react-dom|scheduler|preact|@tanstack[\\/](react-router|router-core|history|store|react-store)|use-sync-external-store|zustand|js-cookie|cookie-es|seroval)[\\/]/
+
+/**
+ * A code-splitting group of the modules that load only with the modules `loader` accepts (route
+ * chunks): no page's start, no other dynamic import needs them. Left to itself the bundler would cut
+ * those route chunks' shared code into many small files, each a request and a worse compression ratio.
+ */
+function onlyLoadedBy(
+  loader: (id: string) => boolean,
+  chunkName: string,
+): Rolldown.CodeSplittingNameFunction {
   /** The modules whose loading brings `id` with it: an entry or a dynamic import, reached through static imports. */
   const loadedWith = (id: string, info: Rolldown.ChunkingContext): string[] => {
     const loaders: string[] = []
@@ -44,7 +85,31 @@ function onlyLoadedBy(splits: RegExp, chunkName: string): Rolldown.CodeSplitting
   }
   return (id, info) => {
     const loaders = loadedWith(id, info)
-    return loaders.length > 0 && loaders.every((loader) => splits.test(loader)) ? chunkName : null
+    return loaders.length > 0 && loaders.every(loader) ? chunkName : null
+  }
+}
+
+/**
+ * Fails the build when a chunk rule no longer does its job: a named chunk is missing, or a module a
+ * rule is there for ended up elsewhere (moved out of the module graph, or caught by another rule).
+ */
+function checkChunkRules(
+  expected: Record<string, { what: string; test: (id: string) => boolean }[]>,
+): Plugin {
+  return {
+    name: 'check-chunk-rules',
+    apply: 'build',
+    generateBundle(_, bundle) {
+      for (const [chunkName, modules] of Object.entries(expected)) {
+        const ids = Object.values(bundle).flatMap((output) =>
+          output.type === 'chunk' && output.name === chunkName ? output.moduleIds : [],
+        )
+        for (const { what, test } of modules) {
+          if (!ids.some(test))
+            this.error(`vite.config.ts: the "${chunkName}" chunk rule no longer holds ${what}.`)
+        }
+      }
+    },
   }
 }
 
@@ -83,6 +148,19 @@ export default defineConfig(({ mode }) => ({
       semicolons: false,
     }),
     react(),
+    checkChunkRules({
+      'signed-in': [
+        { what: "the signed-in routes' split chunks", test: isSignedInSplit },
+        { what: 'src/lib/query-client.ts', test: (id) => id === queryClient },
+      ],
+      app: [
+        ...startSources.map((file, i) => ({
+          what: startSourceNames[i] ?? file,
+          test: (id: string) => id === file,
+        })),
+        { what: 'the start-up libraries', test: (id: string) => startLibraries.test(id) },
+      ],
+    }),
     // Compressed once at build, as hard as gzip and brotli go: the server sends these files as they are
     // (@fastify/static preCompressed), where compressing on the fly could afford only brotli level 4.
     compression({
@@ -138,15 +216,12 @@ export default defineConfig(({ mode }) => ({
           groups: [
             {
               // What the signed-in screens load, in one file: their route chunks always load together.
-              name: onlyLoadedBy(/_authed.*[?&]tsr-split|src[\\/]lib[\\/]query-client\.ts$/, 'signed-in'),
+              name: onlyLoadedBy(isSignedInLoader, 'signed-in'),
             },
             {
               // What every page needs at start, in one file rather than many small ones.
               name: 'app',
-              test: (id: string) =>
-                /node_modules[\\/](react|react-dom|scheduler|preact|@tanstack[\\/](react-router|router-core|history|store|react-store)|use-sync-external-store|zustand|js-cookie|cookie-es|seroval)[\\/]/.test(
-                  id,
-                ) || /src[\\/](lib[\\/](api|session|tokens|page|problem)|config)\.ts/.test(id),
+              test: (id: string) => startLibraries.test(id) || startSources.includes(id),
             },
           ],
         },

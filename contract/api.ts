@@ -1,4 +1,4 @@
-// The wire contract of SPEC.md section 7. The server validates with these schemas; the web app
+// The wire contract of docs/product.md §5. The server validates with these schemas; the web app
 // imports their types only (`import type`), so none of this reaches the browser bundle.
 import { type Static, Type } from 'typebox'
 

@@ -7,21 +7,27 @@ import { promisify } from 'node:util'
 import { brotliCompress, constants, gunzip, gzip } from 'node:zlib'
 import { and, eq, sql } from 'drizzle-orm'
 import { LRUCache } from 'lru-cache'
+import * as canonical from '../contract/usage-bytes.ts'
 import { type Db, queryRows } from './db/client.ts'
 import { memberships, usageYears } from './db/schema.ts'
 
+/**
+ * The answer's JSON in the canonical byte layout (contract/usage-bytes.md), which the web app's
+ * bucketing worker reads without parsing: its fixed pieces come from contract/usage-bytes.ts.
+ */
 export async function usageJson(db: Db, storeId: number, year: number): Promise<string> {
   const from = new Date(Date.UTC(year, 0, 1))
   const to = new Date(Date.UTC(year + 1, 0, 1))
+  const { answerStart, recordStart, recordMiddle, recordEnd, recordSeparator, answerEnd } = canonical
   const [row] = await queryRows<{ records: string }>(
     db,
     sql`select coalesce(string_agg(
-          '{"createdAt":"' || to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') ||
-          '","amount":' || amount || '}', ',' order by created_at, id), '') as records
+          ${recordStart}::text || to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') ||
+          ${recordMiddle}::text || amount || ${recordEnd}::text, ${recordSeparator}::text order by created_at, id), '') as records
         from usages
         where store_id = ${storeId} and created_at >= ${from.toISOString()} and created_at < ${to.toISOString()}`,
   )
-  return `{"usages":[${row?.records ?? ''}]}`
+  return `${answerStart}${row?.records ?? ''}${answerEnd}`
 }
 
 /**

@@ -20,7 +20,7 @@ export interface LineChartProps {
 }
 
 const height = 200
-/** SPEC.md 2: margins top 5, right 60, bottom 9, left 60 (the left one holds the y axis). */
+/** Margins top 5, right 60, bottom 9, left 60 (the left one holds the y axis): docs/product.md §2.3. */
 const margin = { top: 5, right: 60, bottom: 9, left: 60 }
 /** On a phone 60 px of empty right margin is a fifth of the plot; there it shrinks to what the last label needs. */
 const narrowWidth = 480

@@ -1,7 +1,7 @@
 import type uPlot from 'uplot'
 
 /**
- * A uPlot plugin: a tooltip that follows the cursor, 14 px from it (SPEC.md 2), naming the point and
+ * A uPlot plugin: a tooltip that follows the cursor, 14 px from it (docs/product.md §2.3), naming the point and
  * its value. uPlot's cursor snaps to the nearest point, which serves as the hover mesh.
  */
 export function tooltipPlugin(pointText: (index: number) => string, offset = 14): uPlot.Plugin {

@@ -1,7 +1,8 @@
 // Turns a usage answer (the response bytes) into the sums the sales screen shows: per UTC day, per
-// month, and the year total (SPEC.md 3). Records outside the year, and records whose createdAt is not
-// a valid ISO 8601 timestamp or whose amount is not a number, are skipped and counted.
+// month, and the year total (docs/product.md §3). Records outside the year, and records whose createdAt
+// is not a valid ISO 8601 timestamp or whose amount is not a number, are skipped and counted.
 import { isValid, parseISO } from 'date-fns'
+import * as canonical from '../../contract/usage-bytes.ts'
 import { type Buckets, daysInMonth, emptyBuckets } from './buckets.ts'
 
 /** A UTC calendar day as [year, month 1-12, day 1-31], or null when the text is not a valid timestamp. */
@@ -42,11 +43,14 @@ function parseUsages(bytes: Uint8Array): readonly unknown[] {
 }
 
 const ascii = (text: string) => Uint8Array.from(text, (char) => char.charCodeAt(0))
-const answerStart = ascii('{"usages":[')
-const recordStart = ascii('{"createdAt":"')
-const recordMiddle = ascii('","amount":')
+const answerStart = ascii(canonical.answerStart)
+const recordStart = ascii(canonical.recordStart)
+const recordMiddle = ascii(canonical.recordMiddle)
+const recordEnd = canonical.recordEnd.charCodeAt(0)
+const separator = canonical.recordSeparator.charCodeAt(0)
+const answerEnd = ascii(canonical.answerEnd)
 /** `{"createdAt":"` + 24 characters of timestamp + `","amount":` */
-const recordHead = recordStart.length + 24 + recordMiddle.length
+const recordHead = recordStart.length + canonical.timestampLength + recordMiddle.length
 
 const matches = (bytes: Uint8Array, at: number, expected: Uint8Array) => {
   if (at + expected.length > bytes.length) return false
@@ -61,8 +65,8 @@ const byteNumber2 = (bytes: Uint8Array, at: number) => byteDigit(bytes, at) * 10
 const isSpace = (byte: number | undefined) => byte === 32 || byte === 10 || byte === 13 || byte === 9
 
 /**
- * The fast path: this server's own answer, `{"usages":[{"createdAt":"YYYY-MM-DDTHH:mm:ss.sssZ",
- * "amount":N},...]}` without spaces, summed straight from the bytes with no JSON.parse, no strings and
+ * The fast path: this server's own answer in the canonical layout of contract/usage-bytes.md,
+ * `{"usages":[{"createdAt":"YYYY-MM-DDTHH:mm:ss.sssZ","amount":N},...]}` without spaces, summed straight from the bytes with no JSON.parse, no strings and
  * no Dates. At the first byte that does not fit (another layout, a timestamp in another form or out of
  * range, a fractional amount) it gives up and returns null, and the answer is parsed exactly instead:
  * both paths then give the same buckets by construction.
@@ -72,7 +76,7 @@ export function scanCanonical(bytes: Uint8Array, year: number): Buckets | null {
   const buckets = emptyBuckets(year)
   const { months, days } = buckets
   let at = answerStart.length
-  if (bytes[at] !== 93 /* ] */) {
+  if (bytes[at] !== answerEnd[0]) {
     for (;;) {
       if (!matches(bytes, at, recordStart)) return null
       const t = at + recordStart.length
@@ -114,7 +118,12 @@ export function scanCanonical(bytes: Uint8Array, year: number): Buckets | null {
         at++
       }
       const digits = at - first
-      if (digits === 0 || digits > 15 || (digits > 1 && bytes[first] === 48) || bytes[at] !== 125 /* } */)
+      if (
+        digits === 0 ||
+        digits > canonical.maxAmountDigits ||
+        (digits > 1 && bytes[first] === 48) ||
+        bytes[at] !== recordEnd
+      )
         return null
       at++
       if (y === year) {
@@ -127,15 +136,15 @@ export function scanCanonical(bytes: Uint8Array, year: number): Buckets | null {
       } else {
         buckets.skipped++
       }
-      if (bytes[at] === 44 /* , */) {
+      if (bytes[at] === separator) {
         at++
         continue
       }
       break
     }
   }
-  if (bytes[at] !== 93 || bytes[at + 1] !== 125) return null
-  for (at += 2; at < bytes.length; at++) if (!isSpace(bytes[at])) return null
+  if (!matches(bytes, at, answerEnd)) return null
+  for (at += answerEnd.length; at < bytes.length; at++) if (!isSpace(bytes[at])) return null
   return buckets
 }
 

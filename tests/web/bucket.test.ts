@@ -13,7 +13,7 @@ function random(seed: number) {
 
 const bytes = (usages: unknown[]) => new TextEncoder().encode(JSON.stringify({ usages }))
 
-describe('bucketing usage records (UTC days and months, SPEC.md 3)', () => {
+describe('bucketing usage records (UTC days and months, docs/product.md §3)', () => {
   it('puts a record at 23:59:59.999Z and one at 00:00:00Z on different days', () => {
     const buckets = bucketUsage(
       bytes([
