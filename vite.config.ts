@@ -49,7 +49,8 @@ const isSignedInLoader = (id: string) => isSignedInSplit(id) || modulePath(id) =
 const startSourceNames = [
   'src/config.ts',
   'src/lib/api.ts',
-  'src/lib/session.ts',
+  'src/lib/session-state.ts',
+  'src/features/auth/session.ts',
   'src/lib/tokens.ts',
   'src/lib/page.ts',
   'src/lib/problem.ts',
