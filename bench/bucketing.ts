@@ -1,6 +1,6 @@
-// Bucketing speed: the worker's code (src/workers/bucket.ts) against a plain JSON.parse + Date loop
+// Bucketing speed: the worker's code (src/workers/bucket-records.ts) against a plain JSON.parse + Date loop
 // over the same bytes, for a busy year (70,000 records) and an extreme one (1,000,000).
-import { bucketUsage, scanCanonical } from '../src/workers/bucket.ts'
+import { bucketUsage, scanCanonical } from '../src/workers/bucket-records.ts'
 import { type Buckets, emptyBuckets } from '../src/workers/buckets.ts'
 
 /** The server's canonical answer for `count` records spread over `year`, deterministic. */

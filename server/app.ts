@@ -8,16 +8,16 @@ import Fastify, { type FastifyRequest } from 'fastify'
 import type { Config } from './config.ts'
 import type { Database } from './db/client.ts'
 import { ApiError, handleClientError, handleError, messages, serializeError } from './errors.ts'
-import { createOtp, type Otp } from './plugins/otp.ts'
-import { sweepOldEvents } from './plugins/rate-limits.ts'
-import { type SmsRetry, type SmsSender, smsFromConfig, smsOutbox } from './plugins/sms.ts'
-import { createTokens, jwtSecret, type Tokens } from './plugins/tokens.ts'
-import { web } from './plugins/web.ts'
 import { storeRoutes } from './routes/store.ts'
 import { profileRoutes, signInRoutes } from './routes/user.ts'
+import { createOtp, type Otp } from './sign-in/otp.ts'
+import { sweepOldEvents } from './sign-in/rate-limits.ts'
+import { type SmsRetry, type SmsSender, smsFromConfig, smsOutbox } from './sign-in/sms.ts'
+import { createTokens, jwtSecret, type Tokens } from './sign-in/tokens.ts'
 import { declareCommonStatuses } from './statuses.ts'
-import { type UsageAnswers, usageAnswers } from './usage.ts'
+import { type UsageCache, usageCache } from './usage.ts'
 import { buildValidator } from './validation.ts'
+import { web } from './web.ts'
 
 export interface AppOptions {
   config: Config
@@ -39,7 +39,7 @@ declare module 'fastify' {
     now: () => Date
     tokens: Tokens
     otp: Otp
-    usageAnswers: UsageAnswers
+    usageCache: UsageCache
   }
   interface FastifyRequest {
     /** The signed-in user, set by the guard of the signed-in routes. */
@@ -151,7 +151,7 @@ export async function buildApp({
   app.decorate('tokens', createTokens(database.db, secret, now, config.limits))
   const outbox = smsOutbox(sms ?? smsFromConfig(config.sms), app.log, smsRetry)
   app.decorate('otp', createOtp(database.db, secret, now, config.limits, outbox))
-  app.decorate('usageAnswers', usageAnswers(database.db))
+  app.decorate('usageCache', usageCache(database.db))
   app.decorateRequest('userId', 0)
   // Codes in flight are sent (or given up on, within smsRetry.closeWaitMs) before the database closes.
   app.addHook('onClose', () => outbox.close())

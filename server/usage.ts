@@ -56,7 +56,8 @@ function prepareMemberVersion(db: Db) {
   }
 }
 
-export interface UsageAnswer {
+/** One usage answer, as it is sent: its version and ETag, and its JSON compressed both ways. */
+export interface EncodedUsage {
   version: number
   /** Weak, because the bytes differ by encoding; from the content, so every instance agrees. */
   etag: string
@@ -70,7 +71,7 @@ const gzipAsync = promisify(gzip)
 const gunzipAsync = promisify(gunzip)
 const brotliAsync = promisify(brotliCompress)
 
-async function build(db: Db, storeId: number, year: number, version: number): Promise<UsageAnswer> {
+async function build(db: Db, storeId: number, year: number, version: number): Promise<EncodedUsage> {
   const json = Buffer.from(await usageJson(db, storeId, year))
   // Level 6 and quality 5: about 7.5 and 6.7 bytes a record in a tenth of a second each (level 9 and
   // quality 11 save a little more and cost seconds).
@@ -84,25 +85,26 @@ async function build(db: Db, storeId: number, year: number, version: number): Pr
   return { version, etag: `W/"${hash}"`, gzip: gzipped, brotli, length: json.length }
 }
 
-export const identity = (answer: UsageAnswer) => gunzipAsync(answer.gzip)
+/** The answer's JSON bytes, uncompressed (for a client that accepts neither brotli nor gzip). */
+export const uncompressedBody = (answer: EncodedUsage) => gunzipAsync(answer.gzip)
 
 /**
  * Answers kept in memory, at most `maxBytes` of compressed data, least recently used dropped first.
  * Concurrent requests for an answer being built wait for that one build.
  */
-export function usageAnswers(db: Db, maxBytes = 64 * 1024 * 1024) {
-  const kept = new LRUCache<string, UsageAnswer>({
+export function usageCache(db: Db, maxBytes = 64 * 1024 * 1024) {
+  const kept = new LRUCache<string, EncodedUsage>({
     maxSize: maxBytes,
     sizeCalculation: (answer) => answer.gzip.length + answer.brotli.length,
   })
-  const building = new Map<string, Promise<UsageAnswer>>()
+  const building = new Map<string, Promise<EncodedUsage>>()
   const stats = { builds: 0 }
 
   return {
     versionFor: prepareMemberVersion(db),
     stats,
 
-    async get(storeId: number, year: number, version: number): Promise<UsageAnswer> {
+    async get(storeId: number, year: number, version: number): Promise<EncodedUsage> {
       const key = `${storeId}:${year}`
       const cached = kept.get(key)
       if (cached?.version === version) return cached
@@ -123,4 +125,4 @@ export function usageAnswers(db: Db, maxBytes = 64 * 1024 * 1024) {
   }
 }
 
-export type UsageAnswers = ReturnType<typeof usageAnswers>
+export type UsageCache = ReturnType<typeof usageCache>

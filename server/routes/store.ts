@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { ErrorBody, UsageAnswer, UsageParams, UsageQuery } from '../../contract/api.ts'
 import { ApiError, messages } from '../errors.ts'
-import { identity } from '../usage.ts'
+import { uncompressedBody } from '../usage.ts'
 
 /** Whether a client accepts an encoding (a q=0 refusal counts as not accepting). */
 function accepts(header: string | undefined, encoding: string) {
@@ -39,9 +39,9 @@ export const storeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { id } = request.params
       const { year } = request.query
       // Not a member and no such store look the same, so store ids cannot be probed.
-      const version = await app.usageAnswers.versionFor(request.userId, id, year)
+      const version = await app.usageCache.versionFor(request.userId, id, year)
       if (version === undefined) throw new ApiError(403, messages.forbidden)
-      const answer = await app.usageAnswers.get(id, year, version)
+      const answer = await app.usageCache.get(id, year, version)
 
       // no-store: the browser's HTTP cache must not keep the records, where any script of the origin
       // could read them after a logout. The app keeps the ETag with its own buckets and revalidates.
@@ -53,7 +53,7 @@ export const storeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (etagMatches(request.headers['if-none-match'], answer.etag)) return reply.code(304).send(null)
 
       const acceptEncoding = request.headers['accept-encoding']
-      // The bodies are already-serialized UsageAnswer JSON; Fastify sends buffers as they are.
+      // The bodies are the contract's UsageAnswer, already serialized; Fastify sends buffers as they are.
       let body: Buffer
       if (accepts(acceptEncoding, 'br')) {
         reply.header('content-encoding', 'br')
@@ -62,7 +62,7 @@ export const storeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         reply.header('content-encoding', 'gzip')
         body = answer.gzip
       } else {
-        body = await identity(answer)
+        body = await uncompressedBody(answer)
       }
       return reply.send(body as unknown as UsageAnswer)
     },

@@ -14,7 +14,7 @@ import {
 } from '../../contract/api.ts'
 import { memberships, stores, users } from '../db/schema.ts'
 import { ApiError, messages } from '../errors.ts'
-import { knownDeviceCookie, knownDevicePath, knownDeviceSetCookie } from '../plugins/known-device.ts'
+import { knownDeviceCookie, knownDevicePath, knownDeviceSetCookie } from '../sign-in/known-device.ts'
 
 export const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(

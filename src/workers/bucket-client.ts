@@ -45,7 +45,7 @@ export function bucketInWorker(bytes: ArrayBuffer, year: number): Promise<Bucket
   return new Promise((resolve, reject) => {
     const target = worker
     if (!target) {
-      import('./bucket.ts').then(({ bucketUsage }) => resolve(bucketUsage(bytes, year)), reject)
+      import('./bucket-records.ts').then(({ bucketUsage }) => resolve(bucketUsage(bytes, year)), reject)
       return
     }
     const id = nextId++

@@ -1,6 +1,6 @@
 // Runs bucketing off the main thread: it receives the response bytes (transferred, not copied) and
 // answers with the buckets only.
-import { bucketUsage } from './bucket.ts'
+import { bucketUsage } from './bucket-records.ts'
 import type { Buckets } from './buckets.ts'
 
 export interface BucketRequest {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ConfigError, readConfig } from '../../server/config.ts'
-import { jwtSecret } from '../../server/plugins/tokens.ts'
+import { jwtSecret } from '../../server/sign-in/tokens.ts'
 
 describe('configuration', () => {
   it('has working defaults: port 3000 on localhost, PGlite in ./data, console SMS, demo data', () => {

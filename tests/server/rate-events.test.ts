@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../server/db/client.ts'
 import { rateEvents } from '../../server/db/schema.ts'
-import { dayMs, longestWindowMs, sweepOldEvents } from '../../server/plugins/rate-limits.ts'
+import { dayMs, longestWindowMs, sweepOldEvents } from '../../server/sign-in/rate-limits.ts'
 import { createTestApp, type TestApp, testClock } from './test-app.ts'
 
 describe('rate-limit events', () => {

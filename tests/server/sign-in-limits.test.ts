@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { readConfig } from '../../server/config.ts'
 import { addUser } from '../../server/db/accounts.ts'
 import { messages } from '../../server/errors.ts'
-import { createKnownDevices, knownPhonesPerDevice } from '../../server/plugins/known-device.ts'
+import { createKnownDevices, knownPhonesPerDevice } from '../../server/sign-in/known-device.ts'
 import { capturedSms, sharedTestApp, type TestApp, testClock } from './test-app.ts'
 
 const owner = '01012345678'

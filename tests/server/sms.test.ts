@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { addUser } from '../../server/db/accounts.ts'
-import { consoleSms } from '../../server/plugins/sms.ts'
+import { consoleSms } from '../../server/sign-in/sms.ts'
 import { createTestApp, type TestApp } from './test-app.ts'
 
 const owner = '01012345678'

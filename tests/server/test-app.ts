@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, inject } from 'vitest'
 import { buildApp } from '../../server/app.ts'
 import { readConfig } from '../../server/config.ts'
 import { type Database, openDatabase } from '../../server/db/client.ts'
-import type { SmsRetry } from '../../server/plugins/sms.ts'
+import type { SmsRetry } from '../../server/sign-in/sms.ts'
 
 async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const adminUrl = process.env.DATABASE_URL

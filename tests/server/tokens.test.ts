@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { addUser } from '../../server/db/accounts.ts'
-import { REFRESH_RETRY_SECONDS } from '../../server/plugins/tokens.ts'
+import { REFRESH_RETRY_SECONDS } from '../../server/sign-in/tokens.ts'
 import { bearer, capturedSms, createTestApp, sharedTestApp, signIn, testClock } from './test-app.ts'
 
 const owner = '01012345678'

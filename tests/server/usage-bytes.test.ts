@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { answerEnd, answerStart } from '../../contract/usage-bytes.ts'
 import { addStore, addUser, grant } from '../../server/db/accounts.ts'
 import { usages } from '../../server/db/schema.ts'
-import { bucketExactly, scanCanonical } from '../../src/workers/bucket.ts'
+import { bucketExactly, scanCanonical } from '../../src/workers/bucket-records.ts'
 import type { Buckets } from '../../src/workers/buckets.ts'
 import { bearer, capturedSms, sharedTestApp, signIn, type TestApp } from './test-app.ts'
 

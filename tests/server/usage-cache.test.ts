@@ -83,7 +83,7 @@ describe('the usage answer over the wire', () => {
     access = ''
     const execute = vi.spyOn(current.app.db, 'execute')
     try {
-      const builds = current.app.usageAnswers.stats.builds
+      const builds = current.app.usageCache.stats.builds
       await usage()
       expect(
         execute.mock.calls.filter(([query]) => JSON.stringify(query).includes('string_agg')),
@@ -91,7 +91,7 @@ describe('the usage answer over the wire', () => {
       await usage()
       await usage({ 'accept-encoding': 'br' })
       await usage({ 'if-none-match': 'W/"other"' })
-      expect(current.app.usageAnswers.stats.builds).toBe(builds + 1)
+      expect(current.app.usageCache.stats.builds).toBe(builds + 1)
       expect(
         execute.mock.calls.filter(([query]) => JSON.stringify(query).includes('string_agg')),
       ).toHaveLength(1)
@@ -102,9 +102,9 @@ describe('the usage answer over the wire', () => {
 
   it('concurrent first requests build the answer once', async () => {
     access = (await signIn(current.app, sms, owner)).access
-    const builds = current.app.usageAnswers.stats.builds
+    const builds = current.app.usageCache.stats.builds
     const answers = await Promise.all([usage({}, 2026), usage({}, 2026), usage({}, 2026)])
     expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200])
-    expect(current.app.usageAnswers.stats.builds).toBe(builds + 1)
+    expect(current.app.usageCache.stats.builds).toBe(builds + 1)
   })
 })

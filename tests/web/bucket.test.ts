@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { bucketExactly, bucketUsage, scanCanonical } from '../../src/workers/bucket.ts'
+import { bucketExactly, bucketUsage, scanCanonical } from '../../src/workers/bucket-records.ts'
 import { daysInMonth, emptyBuckets } from '../../src/workers/buckets.ts'
 
 /** A deterministic generator, so a failure can be reproduced. */

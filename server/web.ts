@@ -5,7 +5,7 @@ import path from 'node:path'
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { messages } from '../errors.ts'
+import { messages } from './errors.ts'
 
 export interface WebOptions {
   webDir: string
