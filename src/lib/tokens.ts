@@ -1,4 +1,4 @@
-// The access and refresh tokens, in the cookies `accessToken` and `refreshToken` (SPEC.md 3), so that
+// The access and refresh tokens, in the cookies `accessToken` and `refreshToken` (docs/product.md §3), so that
 // every tab shares them and another tab's logout is seen here.
 //
 // With the refresh token, in the cookie `refreshRetryKey`, goes its attempt key: a random string made

@@ -12,7 +12,7 @@ export function RouteError({ error }: Pick<ErrorComponentProps, 'error'>) {
   )
 }
 
-/** DECISIONS.md: an unknown path is not a route error, just a short not-found view with a way home. */
+/** An unknown path is not a route error, just a short not-found view with a way home. */
 export function NotFound() {
   useDocumentTitle('페이지를 찾을 수 없습니다')
   return (

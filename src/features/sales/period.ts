@@ -1,4 +1,4 @@
-// The selected year and month (SPEC.md 3: year defaults to this year, month to this month, 1 to 12).
+// The selected year and month: the year defaults to this year, the month to this month (1 to 12).
 
 export interface Period {
   year: number
