@@ -85,13 +85,14 @@ export function watchForSignOutElsewhere(signedOut: () => void = () => void endS
 /**
  * Starts the session's life in this tab: remembers which sign-in the tab belongs to, ends the session
  * whenever a request finds the sign-in gone or another tab signs out, and checks a remembered session
- * against the server. `home` navigates to '/'.
+ * against the server. `home` navigates to '/'. Returns what stops the watch (tests start it again).
  */
-export function startSessionLife(home: () => void) {
+export function startSessionLife(home: () => void): () => void {
   landAfterEnd = home
   adoptSignIn()
   onSessionEnded(() => void endSession())
-  watchForSignOutElsewhere()
+  const stopWatching = watchForSignOutElsewhere()
   // Loaded only when the device starts signed in, so the login screen does not carry it.
   if (isLoggedIn()) void import('./session-check.ts').then(({ recheckSession }) => recheckSession())
+  return stopWatching
 }

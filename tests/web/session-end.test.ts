@@ -1,0 +1,88 @@
+// Every way a session ends takes one path (features/auth/session.ts endSession): the device is wiped the
+// same way, and the app lands on the same page ('/', which shows the login screen), through a bounded
+// reload where the product's rules say the page reloads.
+import Cookies from 'js-cookie'
+import { afterEach, beforeEach, describe, expect, it, type Mock, vi } from 'vitest'
+import { logOut, startSessionLife } from '../../src/features/auth/session.ts'
+import { recheckSession } from '../../src/features/auth/session-check.ts'
+import { request } from '../../src/lib/api.ts'
+import { page } from '../../src/lib/page.ts'
+import { useStoreStore, useUserStore } from '../../src/lib/session-state.ts'
+import { fakeServer, json } from './fake-server.ts'
+
+const user = { id: 1, name: '김사장', phone: '01012345678', image: null }
+const stores = [{ id: 1, name: '역삼점', images: [] }]
+let home: Mock<() => void>
+let reload: ReturnType<typeof vi.spyOn>
+let stop = () => {}
+
+beforeEach(() => {
+  Cookies.set('accessToken', 'a1', { path: '/' })
+  Cookies.set('refreshToken', 'r1', { path: '/' })
+  Cookies.set('signInId', 'tab-sign-in', { path: '/' })
+  useUserStore.setState({ user, isLoggedIn: true })
+  useStoreStore.setState({ stores, store: stores[0] ?? null })
+  localStorage.setItem('laundry-sales-cache', '{"kept":"figures"}')
+  reload = vi.spyOn(page, 'reload').mockImplementation(() => {})
+  vi.spyOn(page, 'confirm').mockReturnValue(true)
+  vi.spyOn(page, 'alert').mockImplementation(() => {})
+  vi.spyOn(console, 'error').mockImplementation(() => {})
+  home = vi.fn()
+  // The start-up check that startSessionLife begins finds the session still good.
+  fakeServer({ 'GET /api/v0/user': () => json(200, { user, stores }) })
+  stop = startSessionLife(home)
+})
+afterEach(() => stop())
+
+/** The device holds nothing of the session: no tokens, no user, no stores, no kept figures. */
+async function expectWiped() {
+  await vi.waitFor(() => expect(localStorage.getItem('laundry-sales-cache')).toBeNull())
+  expect(Cookies.get('accessToken')).toBeUndefined()
+  expect(Cookies.get('refreshToken')).toBeUndefined()
+  expect(Cookies.get('signInId')).toBeUndefined()
+  expect(useUserStore.getState()).toMatchObject({ user: null, isLoggedIn: false })
+  expect(useStoreStore.getState()).toMatchObject({ store: null, stores: [] })
+}
+
+describe('every way a session ends', () => {
+  it('the logout button: wiped, then home', async () => {
+    fakeServer({ 'DELETE /api/v0/user/sign': () => new Response(null, { status: 204 }) })
+    expect(await logOut()).toBe(true)
+    await expectWiped()
+    expect(home).toHaveBeenCalledTimes(1)
+    expect(reload).not.toHaveBeenCalled()
+  })
+
+  it('a sign-in the server no longer honours (forced logout): wiped, then home', async () => {
+    fakeServer({
+      'GET /api/v0/user': () => json(401, { message: '로그인이 만료되었습니다.' }),
+      'GET /api/v0/user/sign': () => json(401, { message: '로그인 정보가 올바르지 않습니다.' }),
+    })
+    await request('/api/v0/user').catch(() => {})
+    await expectWiped()
+    await vi.waitFor(() => expect(home).toHaveBeenCalledTimes(1))
+  })
+
+  it("another tab's logout: wiped, then home", async () => {
+    for (const name of ['accessToken', 'refreshToken', 'signInId']) Cookies.remove(name, { path: '/' })
+    // What the browser's Cookie Store tells every tab when a cookie changes (happy-dom does not).
+    const cookieStore = (window as { cookieStore?: EventTarget }).cookieStore
+    cookieStore?.dispatchEvent(new Event('change'))
+    await vi.waitFor(() => expect(home).toHaveBeenCalledTimes(1), { timeout: 2000 })
+    await expectWiped()
+  })
+
+  it('a user left with no stores at start: wiped, then a reload, and home once the reload was spent', async () => {
+    fakeServer({ 'GET /api/v0/user': () => json(200, { user, stores: [] }) })
+    await recheckSession()
+    await expectWiped()
+    expect(reload).toHaveBeenCalledTimes(1)
+    expect(home).not.toHaveBeenCalled()
+    // The same within the minute: no second reload, the login screen instead.
+    useUserStore.setState({ user, isLoggedIn: true })
+    Cookies.set('refreshToken', 'r2', { path: '/' })
+    await recheckSession()
+    expect(reload).toHaveBeenCalledTimes(1)
+    expect(home).toHaveBeenCalledTimes(1)
+  })
+})
