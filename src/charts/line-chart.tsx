@@ -6,11 +6,25 @@ import UplotReact from 'uplot-react'
 import 'uplot/dist/uPlot.min.css'
 import { tooltipPlugin } from './tooltip.ts'
 
+/** A second, faint line to compare with (last year's months, the previous month's days). */
+export interface ComparisonLine {
+  /** Its name in the legend, the tooltip and the table, e.g. `2025년`. */
+  label: string
+  /** One per point; null where it has no value (no data, or no such day). */
+  values: (number | null)[]
+}
+
 export interface LineChartProps {
   title: string
   /** One label per point, e.g. `1일`. */
   labels: string[]
-  values: number[]
+  /** One per point; null for a point that has not yet come: the axis keeps it, the line stops before it. */
+  values: (number | null)[]
+  /** The name of the main line in the legend and the table when there is a comparison, e.g. `2026년`. */
+  valuesLabel?: string
+  /** Number of sales per point, shown in the tooltip and the table. */
+  counts?: (number | null)[]
+  comparison?: ComparisonLine
   xLegend: string
   yLegend: string
   formatValue(value: number): string
@@ -42,10 +56,17 @@ function useWidth() {
   return { ref, width }
 }
 
+const none = '—'
+const countText = (count: number | null | undefined) =>
+  count == null ? none : `${count.toLocaleString('ko-KR')}건`
+
 export function LineChart({
   title,
   labels,
   values,
+  valuesLabel,
+  counts,
+  comparison,
   xLegend,
   yLegend,
   formatValue,
@@ -54,8 +75,9 @@ export function LineChart({
 }: LineChartProps) {
   const { ref, width } = useWidth()
   // The tooltip reads the newest labels and values through a ref, so the chart is not rebuilt for them.
-  const latest = useRef({ labels, values, formatValue })
-  latest.current = { labels, values, formatValue }
+  const latest = useRef({ labels, values, counts, comparison, formatValue })
+  latest.current = { labels, values, counts, comparison, formatValue }
+  const hasComparison = comparison !== undefined
 
   const options = useMemo<uPlot.Options>(
     () => ({
@@ -67,7 +89,7 @@ export function LineChart({
       scales: {
         x: { time: false },
         // Sales start at zero, as in a stacked linear scale.
-        y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.15 : 10_000] },
+        y: { range: (_u, _min, max) => [0, max != null && max > 0 ? max * 1.15 : 10_000] },
       },
       axes: [
         {
@@ -99,18 +121,50 @@ export function LineChart({
           paths: uPlot.paths.spline?.(),
           points: { show: false },
         },
+        ...(hasComparison
+          ? [
+              {
+                label: 'comparison',
+                stroke: '#9aa5b1',
+                width: 1.5,
+                dash: [4, 4],
+                paths: uPlot.paths.spline?.(),
+                points: { show: false },
+              },
+            ]
+          : []),
       ],
       plugins: [
         tooltipPlugin((index) => {
-          const { labels: current, values: amounts, formatValue: format } = latest.current
-          return `${current[index] ?? ''} ${format(amounts[index] ?? 0)}`
+          const {
+            labels: current,
+            values: amounts,
+            counts: sales,
+            comparison: other,
+            formatValue: format,
+          } = latest.current
+          const amount = amounts[index]
+          const parts = [`${current[index] ?? ''} ${amount == null ? none : format(amount)}`]
+          if (sales && amount != null) parts.push(countText(sales[index]))
+          if (other) {
+            const value = other.values[index]
+            parts.push(`${other.label} ${value == null ? none : format(value)}`)
+          }
+          return parts.join(' · ')
         }),
       ],
     }),
-    [width, title, xLegend, yLegend, formatTick],
+    [width, title, xLegend, yLegend, formatTick, hasComparison],
   )
 
-  const data = useMemo<uPlot.AlignedData>(() => [values.map((_, index) => index), values], [values])
+  const data = useMemo<uPlot.AlignedData>(
+    () => [
+      values.map((_, index) => index),
+      values,
+      ...(comparison ? [labels.map((_, index) => comparison.values[index] ?? null)] : []),
+    ],
+    [values, labels, comparison],
+  )
   // The caption names the figure. An id must be one token without spaces (aria-labelledby reads a
   // space-separated list of ids), and unique on the page: a generated one, never the title.
   const captionId = useId()
@@ -120,6 +174,12 @@ export function LineChart({
       <figcaption id={captionId} className="chart-title">
         {title}
       </figcaption>
+      {comparison && (
+        <p className="chart-legend" aria-hidden="true">
+          <span className="chart-key chart-key-main">{valuesLabel ?? title}</span>
+          <span className="chart-key chart-key-comparison">{comparison.label}</span>
+        </p>
+      )}
       <div ref={ref} className="chart-plot" aria-hidden="true">
         {width > 0 && <UplotReact options={options} data={data} />}
       </div>
@@ -133,14 +193,25 @@ export function LineChart({
           <thead>
             <tr>
               <th scope="col">{xLegend}</th>
-              <th scope="col">{yLegend}</th>
+              <th scope="col">
+                {comparison ? `${valuesLabel ?? title} ` : ''}
+                {yLegend}
+              </th>
+              {counts && <th scope="col">결제 건수</th>}
+              {comparison && <th scope="col">{`${comparison.label} ${yLegend}`}</th>}
             </tr>
           </thead>
           <tbody>
             {values.map((value, index) => (
               <tr key={labels[index]}>
                 <th scope="row">{labels[index]}</th>
-                <td>{formatValue(value)}</td>
+                <td>{value == null ? none : formatValue(value)}</td>
+                {counts && <td>{value == null ? none : countText(counts[index])}</td>}
+                {comparison && (
+                  <td>
+                    {comparison.values[index] == null ? none : formatValue(comparison.values[index] ?? 0)}
+                  </td>
+                )}
               </tr>
             ))}
           </tbody>

@@ -31,3 +31,30 @@ describe('a line chart', () => {
     expect(first).not.toBe(second)
   })
 })
+
+describe('a line chart with points to come and a comparison', () => {
+  it('reads — for points not yet come, names both lines, and gives counts and the comparison per point', () => {
+    render(
+      <LineChart
+        title="이번 달 매출"
+        labels={['1일', '2일', '3일']}
+        values={[1000, 0, null]}
+        valuesLabel="11월"
+        counts={[2, 0, null]}
+        comparison={{ label: '10월', values: [500, 700, null] }}
+        xLegend="날짜"
+        yLegend="매출(원)"
+        formatValue={(value) => `${value}원`}
+        formatTick={String}
+        summary="합계 1000원"
+      />,
+    )
+    const rows = screen.getAllByRole('row').map((row) => row.textContent)
+    expect(rows).toEqual([
+      '날짜11월 매출(원)결제 건수10월 매출(원)',
+      '1일1000원2건500원',
+      '2일0원0건700원',
+      '3일———',
+    ])
+  })
+})
