@@ -46,7 +46,7 @@ export function periodCsv(source: ExportSource, period: Period, wholeYear: boole
 
 /** `행복빨래방_2026-11.csv` or `행복빨래방_2026.csv`; characters no file system allows become `_`. */
 export function csvFileName(storeName: string, period: Period, wholeYear: boolean): string {
-  const store = storeName.replace(/[\\/:*?"<>|\u0000-\u001f]/g, '_').replace(/\s+/g, '_')
+  const store = storeName.replace(/[\\/:*?"<>|\p{Cc}]/gu, '_').replace(/\s+/g, '_')
   return `${store}_${wholeYear ? period.year : `${period.year}-${pad(period.month)}`}.csv`
 }
 
