@@ -15,3 +15,24 @@ const fetchedAt = new Intl.DateTimeFormat('ko-KR', {
 })
 /** `11월 22일 23:05` */
 export const dayAndTime = (time: number) => fetchedAt.format(time)
+
+/** `1,234건` */
+export const salesCount = (count: number) => `${number.format(count)}건`
+
+const clock = new Intl.DateTimeFormat('ko-KR', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+/** `22:47`, on the device's clock. */
+export const timeOfDay = (time: number) => clock.format(time)
+
+/**
+ * A change as a ratio (0.123: 12.3 % more) in signs and in words: `▲ 12.3%` to see, and
+ * `12.3% 증가` for screen readers (colour and arrows are never the only signal). Null: `—`, no data.
+ */
+export function changeText(ratio: number | null, digits = 1): { sign: string; words: string } {
+  if (ratio === null || !Number.isFinite(ratio)) return { sign: '—', words: '비교할 자료 없음' }
+  const percent = `${Math.abs(ratio * 100).toFixed(digits)}%`
+  if (Math.abs(ratio * 100) < 0.5 * 10 ** -digits)
+    return { sign: `0${digits ? `.${'0'.repeat(digits)}` : ''}%`, words: '변동 없음' }
+  return ratio > 0
+    ? { sign: `▲ ${percent}`, words: `${percent} 증가` }
+    : { sign: `▼ ${percent}`, words: `${percent} 감소` }
+}

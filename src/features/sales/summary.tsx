@@ -1,0 +1,112 @@
+// The two summary boxes: each keeps its total as the headline and adds a line of counts, average sale
+// and the change against the comparable earlier period; the month box of the current month adds the
+// month-end estimate and today's line.
+import { changeText, salesCount, timeOfDay, won } from '../../lib/format.ts'
+
+export interface PeriodFigures {
+  sum: number
+  count: number
+  /** sum / count; null without sales. */
+  average: number | null
+  /** The comparable earlier period's sum; null when it has no data (or is not known offline). */
+  previousSum: number | null
+  /** (sum − previousSum) / previousSum; null when there is nothing to compare with. */
+  change: number | null
+}
+
+export interface TodayFigures {
+  sum: number
+  count: number
+  usualSum: number | null
+  change: number | null
+  lastSaleAt: number | null
+}
+
+/** A change, to see and to hear: `▲ 12.3%` with `작년 같은 기간보다 12.3% 증가` for screen readers. */
+export function Change({
+  ratio,
+  against,
+  digits = 1,
+}: {
+  ratio: number | null
+  against: string
+  digits?: number
+}) {
+  const { sign, words } = changeText(ratio, digits)
+  const direction = ratio === null ? '' : ratio > 0 ? ' is-up' : ratio < 0 ? ' is-down' : ''
+  return (
+    <span className={`change${direction}`}>
+      <span aria-hidden="true">{sign}</span>
+      <span className="visually-hidden">
+        {against} {words}
+      </span>
+    </span>
+  )
+}
+
+function FiguresLine({ figures, against }: { figures: PeriodFigures; against: string }) {
+  return (
+    <p className="summary-line">
+      <span>{salesCount(figures.count)}</span>
+      {figures.average !== null && <span>평균 {won(Math.round(figures.average))}</span>}
+      <Change ratio={figures.change} against={against} />
+    </p>
+  )
+}
+
+export function YearBox({ year, total, figures }: { year: number; total: number; figures: PeriodFigures }) {
+  return (
+    <div className="summary-box">
+      <h2>{year}년 매출</h2>
+      <p className="summary-total" data-testid="year-total">
+        {won(total)}
+      </p>
+      <FiguresLine figures={figures} against="작년 같은 기간보다" />
+    </div>
+  )
+}
+
+export function MonthBox({
+  month,
+  total,
+  figures,
+  projection,
+  today,
+}: {
+  month: number
+  total: number
+  figures: PeriodFigures
+  /** The month-end estimate, for the current month only. */
+  projection: number | null | undefined
+  /** Today's line, for the current month only. */
+  today: TodayFigures | undefined
+}) {
+  return (
+    <div className="summary-box">
+      <h2>{month}월 매출</h2>
+      <p className="summary-total" data-testid="month-total">
+        {won(total)}
+      </p>
+      <FiguresLine figures={figures} against="지난달 같은 기간보다" />
+      {projection != null && (
+        <p className="summary-line" data-testid="month-projection">
+          <span>
+            <abbr title="요일별 최근 8주 평균으로 어림한 월말 매출">예상</abbr> {won(Math.round(projection))}
+          </span>
+        </p>
+      )}
+      {today && (
+        <p className="summary-line summary-today" data-testid="today">
+          <span>
+            오늘 {won(today.sum)} · {salesCount(today.count)}
+          </span>
+          <span>
+            평소 같은 시각 대비{' '}
+            <Change ratio={today.change} against="평소 같은 요일 같은 시각보다" digits={0} />
+          </span>
+          {today.lastSaleAt !== null && <span>마지막 결제 {timeOfDay(today.lastSaleAt)}</span>}
+        </p>
+      )}
+    </div>
+  )
+}
