@@ -1,0 +1,105 @@
+// Is a store unusually quiet right now? A store that normally sells every few minutes at this hour and
+// weekday, and has sold nothing for hours, is almost certainly broken (a dead kiosk or card terminal).
+// The rule, from the store's own history only (sale counts per UTC day and hour, as the buckets keep
+// them), in one place for every screen that shows it:
+//
+// - The quiet span runs from the last sale, or from the start of today (UTC) when the last sale was
+//   before today, up to now: never a warning about a day before today.
+// - The expected number of sales in that span is, hour by hour (the current hour prorated), the average
+//   sale count of the same weekday and hour over the previous HISTORY_WEEKS weeks.
+// - Only weeks the store already had (its first sale on or before that day) are averaged; with fewer
+//   than MIN_HISTORY_WEEKS of them the rule says nothing: too little history to know what is usual.
+// - The store is quiet when at least MIN_EXPECTED_SALES sales were expected in the span and none came.
+// - Offline the rule says nothing: we do not know what happened since the figures were fetched.
+
+/** How many previous weeks of the same weekday make the usual. */
+export const HISTORY_WEEKS = 8
+/** With fewer weeks of history than this, nothing is said. */
+export const MIN_HISTORY_WEEKS = 4
+/** At least this many sales must have been expected, and none have come, to call a store quiet. */
+export const MIN_EXPECTED_SALES = 3
+
+/** What the rule reads of one year's buckets. */
+export interface HourlyHistory {
+  year: number
+  /** Sale counts per UTC day of the year and hour: index = day of year (0-based) × 24 + hour. */
+  hourCounts: number[]
+}
+
+export interface QuietStore {
+  /** Whole hours since the quiet span began (at least 1 when shown). */
+  quietHours: number
+  /** Sales usually made in that span, rounded. */
+  expectedSales: number
+}
+
+const hourMs = 60 * 60 * 1000
+const dayMs = 24 * hourMs
+const weekMs = 7 * dayMs
+
+/** The sale count of the UTC hour starting at `at` (a whole hour), or undefined when no bucket holds that year. */
+function countAt(history: HourlyHistory[], at: number): number | undefined {
+  const date = new Date(at)
+  const year = date.getUTCFullYear()
+  const buckets = history.find((candidate) => candidate.year === year)
+  if (!buckets) return undefined
+  const dayOfYear = Math.floor((at - Date.UTC(year, 0, 1)) / dayMs)
+  return buckets.hourCounts[dayOfYear * 24 + date.getUTCHours()] ?? 0
+}
+
+/** The instant of the first hour with a sale in the history, or null when there is none. */
+function firstSaleHour(history: HourlyHistory[]): number | null {
+  let first: number | null = null
+  for (const { year, hourCounts } of history) {
+    const index = hourCounts.findIndex((count) => count > 0)
+    if (index < 0) continue
+    const at = Date.UTC(year, 0, 1) + index * hourMs
+    if (first === null || at < first) first = at
+  }
+  return first
+}
+
+/**
+ * Whether the store is unusually quiet at `now`, and how; null when it is not, or when the rule cannot
+ * tell (offline, too little history). `history` holds the store's buckets for this year and, early in
+ * a year, the previous one; `lastSaleAt` is the instant of its last sale (null: none in them).
+ */
+export function quietStore({
+  history,
+  lastSaleAt,
+  now,
+  online,
+}: {
+  history: HourlyHistory[]
+  lastSaleAt: number | null
+  now: Date
+  online: boolean
+}): QuietStore | null {
+  if (!online) return null
+  const nowMs = now.getTime()
+  const startOfToday = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())
+  const from = Math.max(lastSaleAt ?? startOfToday, startOfToday)
+  if (from >= nowMs) return null
+  const firstSale = firstSaleHour(history)
+  if (firstSale === null) return null
+  // The weeks the store already had, counted on today's weekday.
+  const weeks = Array.from({ length: HISTORY_WEEKS }, (_, index) => index + 1).filter(
+    (weeksBack) => startOfToday - weeksBack * weekMs >= Math.floor(firstSale / dayMs) * dayMs,
+  )
+  if (weeks.length < MIN_HISTORY_WEEKS) return null
+
+  let expected = 0
+  for (let hour = Math.floor(from / hourMs) * hourMs; hour < nowMs; hour += hourMs) {
+    // The part of this hour inside the span [from, now).
+    const share = (Math.min(hour + hourMs, nowMs) - Math.max(hour, from)) / hourMs
+    let sum = 0
+    for (const weeksBack of weeks) sum += countAt(history, hour - weeksBack * weekMs) ?? 0
+    expected += (sum / weeks.length) * share
+  }
+  if (expected < MIN_EXPECTED_SALES) return null
+  return { quietHours: Math.max(1, Math.floor((nowMs - from) / hourMs)), expectedSales: Math.round(expected) }
+}
+
+/** `2시간째 결제 없음 · 평소 이 시간 약 7건` */
+export const quietStoreText = ({ quietHours, expectedSales }: QuietStore) =>
+  `${quietHours}시간째 결제 없음 · 평소 이 시간 약 ${expectedSales}건`

@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest'
+import {
+  HISTORY_WEEKS,
+  type HourlyHistory,
+  MIN_EXPECTED_SALES,
+  MIN_HISTORY_WEEKS,
+  quietStore,
+  quietStoreText,
+} from '../../src/lib/quiet-store.ts'
+
+const hourMs = 60 * 60 * 1000
+const dayMs = 24 * hourMs
+const daysIn = (year: number) => (Date.UTC(year + 1, 0, 1) - Date.UTC(year, 0, 1)) / dayMs
+
+/**
+ * Buckets of a store open from `opened` (UTC midnight) that makes `perHour` sales in each of the UTC
+ * hours 0–13 (09:00–22:00 in Korea) and none at night, up to `until`.
+ */
+function laundromat(years: number[], opened: string, until: Date, perHour = 3): HourlyHistory[] {
+  const start = new Date(opened).getTime()
+  return years.map((year) => {
+    const hourCounts = Array<number>(daysIn(year) * 24).fill(0)
+    for (let index = 0; index < hourCounts.length; index++) {
+      const at = Date.UTC(year, 0, 1) + index * hourMs
+      if (at >= start && at + hourMs <= until.getTime() && new Date(at).getUTCHours() <= 13)
+        hourCounts[index] = perHour
+    }
+    return { year, hourCounts }
+  })
+}
+
+/** The history up to `lastSale` (its hour counts after it removed), as a store that stopped then. */
+function stoppedAt(history: HourlyHistory[], lastSale: Date): HourlyHistory[] {
+  return history.map(({ year, hourCounts }) => ({
+    year,
+    hourCounts: hourCounts.map((count, index) =>
+      Date.UTC(year, 0, 1) + index * hourMs > lastSale.getTime() ? 0 : count,
+    ),
+  }))
+}
+
+describe('a quiet store', () => {
+  it('has its thresholds named: 8 weeks of usual, at least 4 of history, at least 3 sales expected', () => {
+    expect([HISTORY_WEEKS, MIN_HISTORY_WEEKS, MIN_EXPECTED_SALES]).toEqual([8, 4, 3])
+  })
+
+  it('a normal evening: a sale ten minutes ago is no warning', () => {
+    const now = new Date('2026-11-20T12:30:00.000Z')
+    const history = laundromat([2026], '2026-06-01', now)
+    expect(
+      quietStore({ history, lastSaleAt: Date.parse('2026-11-20T12:20:00.000Z'), now, online: true }),
+    ).toBeNull()
+  })
+
+  it('a closed night: hours without sales when there usually are none are no warning', () => {
+    const now = new Date('2026-11-20T18:00:00.000Z')
+    const lastSale = new Date('2026-11-20T13:55:00.000Z')
+    const history = stoppedAt(laundromat([2026], '2026-06-01', now), lastSale)
+    expect(quietStore({ history, lastSaleAt: lastSale.getTime(), now, online: true })).toBeNull()
+  })
+
+  it('a broken afternoon: three hours without a sale where 9 are usual is a warning', () => {
+    const now = new Date('2026-11-20T08:00:00.000Z')
+    const lastSale = new Date('2026-11-20T05:00:00.000Z')
+    const history = stoppedAt(laundromat([2026], '2026-06-01', now), lastSale)
+    const quiet = quietStore({ history, lastSaleAt: lastSale.getTime(), now, online: true })
+    expect(quiet).toEqual({ quietHours: 3, expectedSales: 9 })
+    expect(quiet && quietStoreText(quiet)).toBe('3시간째 결제 없음 · 평소 이 시간 약 9건')
+  })
+
+  it('the current hour counts for the part of it that has passed', () => {
+    const now = new Date('2026-11-20T06:40:00.000Z')
+    const lastSale = new Date('2026-11-20T05:00:00.000Z')
+    const history = stoppedAt(laundromat([2026], '2026-06-01', now), lastSale)
+    // 1 h 40 min × 3 an hour = 5 expected.
+    expect(quietStore({ history, lastSaleAt: lastSale.getTime(), now, online: true })).toEqual({
+      quietHours: 1,
+      expectedSales: 5,
+    })
+  })
+
+  it('a new store (fewer than 4 weeks of history) gets no warning, however quiet', () => {
+    const now = new Date('2026-11-20T08:00:00.000Z')
+    const lastSale = new Date('2026-11-20T02:00:00.000Z')
+    const history = stoppedAt(laundromat([2026], '2026-10-27', now), lastSale)
+    expect(quietStore({ history, lastSaleAt: lastSale.getTime(), now, online: true })).toBeNull()
+    // With exactly 4 weeks it speaks.
+    const older = stoppedAt(laundromat([2026], '2026-10-23', now), lastSale)
+    expect(quietStore({ history: older, lastSaleAt: lastSale.getTime(), now, online: true })).not.toBeNull()
+  })
+
+  it('a store whose history is all zero gets no warning', () => {
+    const now = new Date('2026-11-20T08:00:00.000Z')
+    const history = [{ year: 2026, hourCounts: Array<number>(daysIn(2026) * 24).fill(0) }]
+    expect(quietStore({ history, lastSaleAt: null, now, online: true })).toBeNull()
+  })
+
+  it('offline, nothing is said', () => {
+    const now = new Date('2026-11-20T08:00:00.000Z')
+    const lastSale = new Date('2026-11-20T05:00:00.000Z')
+    const history = stoppedAt(laundromat([2026], '2026-06-01', now), lastSale)
+    expect(quietStore({ history, lastSaleAt: lastSale.getTime(), now, online: false })).toBeNull()
+  })
+
+  it('never about a day before today: the span starts at the start of today', () => {
+    const now = new Date('2026-11-20T03:00:00.000Z')
+    const lastSale = new Date('2026-11-19T13:50:00.000Z')
+    const history = stoppedAt(laundromat([2026], '2026-06-01', now), lastSale)
+    expect(quietStore({ history, lastSaleAt: lastSale.getTime(), now, online: true })).toEqual({
+      quietHours: 3,
+      expectedSales: 9,
+    })
+  })
+
+  it('early in January the usual comes from last year’s buckets', () => {
+    const now = new Date('2027-01-05T08:00:00.000Z')
+    const lastSale = new Date('2027-01-05T05:00:00.000Z')
+    const history = stoppedAt(laundromat([2026, 2027], '2026-06-01', now), lastSale)
+    expect(quietStore({ history, lastSaleAt: lastSale.getTime(), now, online: true })).toEqual({
+      quietHours: 3,
+      expectedSales: 9,
+    })
+    // Without last year's buckets there are not 4 weeks of history to go on.
+    const thisYearOnly = history.filter(({ year }) => year === 2027)
+    expect(
+      quietStore({ history: thisYearOnly, lastSaleAt: lastSale.getTime(), now, online: true }),
+    ).toBeNull()
+  })
+})
