@@ -1,6 +1,8 @@
 // Imports a generated CSV of N rows (default 300,000) into a new embedded database (or, with
 // DATABASE_URL, a new PostgreSQL database) and prints one JSON line: rows, imported, seconds and the
-// process's peak resident memory (VmHWM). Run as its own process so the peak is the import's:
+// process's peak resident memory (VmHWM). Run as its own process so the peak is the import's; the file
+// and the embedded database are made by another process first, and the database is opened as
+// `npm run admin` opens it, so the figure is that command's (without the snapshot it writes after):
 //   node --import tsx bench/import-memory.ts [rows]
 // `tests/server/import-memory.test.ts` runs it with 300,000 rows; `npm run bench` with 3,000,000.
 
@@ -12,21 +14,15 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { addStore } from '../server/db/accounts.ts'
-import { openDatabase } from '../server/db/client.ts'
+import { openDatabase, openForCommand } from '../server/db/client.ts'
 import { importUsageCsv } from '../server/db/import.ts'
-
-if (process.argv[2] === '--create') {
-  const created = await openDatabase({ pgliteDir: path.join(process.argv[3] ?? '', 'pglite') })
-  await created.close()
-  process.exit(0)
-}
 
 const rows = Number(process.argv[2] ?? 300_000)
 const peakRssMb = () =>
   Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]) / 1024
 
 /** A year of one busy chain's records: every other row with an id, some identical rows without. */
-async function writeCsv(file: string) {
+async function writeCsv(file: string, rows: number) {
   const out = createWriteStream(file)
   out.write('createdAt,amount,id\n')
   const start = Date.UTC(2025, 0, 1)
@@ -40,11 +36,20 @@ async function writeCsv(file: string) {
   await once(out, 'finish')
 }
 
+if (process.argv[2] === '--create') {
+  const [, , , dir = '', count = ''] = process.argv
+  await writeCsv(path.join(dir, 'sales.csv'), Number(count))
+  if (process.argv[5] === 'pglite') {
+    const created = await openDatabase({ pgliteDir: path.join(dir, 'pglite') })
+    await created.close()
+  }
+  process.exit(0)
+}
+
 const dir = mkdtempSync(path.join(tmpdir(), 'laundry-import-'))
 let dropPostgres = async () => {}
 try {
   const file = path.join(dir, 'sales.csv')
-  await writeCsv(file)
   let target: Parameters<typeof openDatabase>[0] = { pgliteDir: path.join(dir, 'pglite') }
   if (process.env.DATABASE_URL) {
     const name = `laundry_import_${process.pid}`
@@ -62,18 +67,19 @@ try {
       await client.end()
     }
   }
-  if ('pgliteDir' in target) {
-    // Created by another process: a new PGlite database's initdb peaks far above what opening one takes.
-    const created = spawnSync(process.execPath, [
-      '--import',
-      'tsx',
-      fileURLToPath(import.meta.url),
-      '--create',
-      dir,
-    ])
-    if (created.status !== 0) throw new Error(`creating the database failed: ${created.stderr}`)
-  }
-  const database = await openDatabase(target)
+  // The file, and a new embedded database, made by another process: a new PGlite database's initdb
+  // peaks far above what opening one takes, and writing the file is no part of the import.
+  const created = spawnSync(process.execPath, [
+    '--import',
+    'tsx',
+    fileURLToPath(import.meta.url),
+    '--create',
+    dir,
+    String(rows),
+    'pgliteDir' in target ? 'pglite' : 'postgres',
+  ])
+  if (created.status !== 0) throw new Error(`creating the file and database failed: ${created.stderr}`)
+  const database = await openForCommand(target)
   try {
     const storeId = await addStore(database.db, { name: '대량점' })
     const rssBeforeMb = process.memoryUsage().rss / 1024 / 1024

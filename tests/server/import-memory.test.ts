@@ -1,11 +1,13 @@
 import { spawn } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 
-// The CSV import streams: memory must not grow with the file. bench/import-memory.ts imports 300,000
-// generated rows in its own process (on PostgreSQL in the postgres run) and reports its peak resident
-// memory; `npm run bench` runs it with 3,000,000.
+// The CSV import streams: memory must not grow with the file, and the whole process stays under
+// 300 MB resident, the embedded database included. bench/import-memory.ts imports 300,000 generated
+// rows in its own process, opening the database as `npm run admin` does (on PostgreSQL in the postgres
+// run), and reports its peak resident memory; `npm run bench` runs it with 3,000,000 (the README has
+// the figures).
 describe('importing a large CSV', () => {
-  it('300,000 rows import in one go in bounded memory', async () => {
+  it('300,000 rows import in one go in bounded memory, the whole process counted', async () => {
     const rows = 300_000
     const child = spawn(process.execPath, ['--import', 'tsx', 'bench/import-memory.ts', String(rows)], {
       env: {
@@ -28,7 +30,12 @@ describe('importing a large CSV', () => {
         `with the database open, ${result.peakRssMb} MB at the peak`,
     )
     expect(result.imported).toBe(rows)
-    // Reading the whole file, as the import once did, added about 500 MB at this size.
-    expect(result.peakRssMb - result.rssBeforeMb).toBeLessThan(200)
+    // The whole process at its peak. It was about 470–490 MB with the embedded database (its 128 MB
+    // page cache, V8's optimized code for it, the CSV parser's and the driver's garbage); now 250–300 MB
+    // at this size, as garbage collection happens to fall (3,000,000 rows peak lower, about 265 MB):
+    // the bound leaves room for that spread.
+    expect(result.peakRssMb).toBeLessThan(320)
+    // What the import itself adds: reading the whole file, as the import once did, added about 500 MB.
+    expect(result.peakRssMb - result.rssBeforeMb).toBeLessThan(100)
   }, 600_000)
 })
