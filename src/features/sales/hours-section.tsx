@@ -13,6 +13,9 @@ export interface BusiestHours {
   toHour: number
 }
 
+/** The hours of a day, 0 to 23. */
+const hours = Array.from({ length: 24 }, (_, hour) => hour)
+
 export const busiestText = (busiest: BusiestHours | null) =>
   busiest
     ? `가장 바쁜 시간: ${weekdayLabels[busiest.weekday]} ${busiest.fromHour}–${busiest.toHour}시`
@@ -32,7 +35,6 @@ export function HoursSection({
 }) {
   const headingId = useId()
   const max = Math.max(0, ...grid.flat())
-  const hours = Array.from({ length: 24 }, (_, hour) => hour)
   return (
     <section className="hours" aria-labelledby={headingId}>
       <h2 id={headingId} className="hours-title">
@@ -93,7 +95,7 @@ function Row({
   return (
     <>
       <span className="hours-day">{label}</span>
-      {Array.from({ length: 24 }, (_, hour) => {
+      {hours.map((hour) => {
         const sum = sums[hour] ?? 0
         // Shaded by the share of the busiest cell; an hour with sales is never left blank.
         const share = max > 0 && sum > 0 ? Math.max(0.08, sum / max) : 0
