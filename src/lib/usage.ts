@@ -22,6 +22,23 @@ export const usageKeys = {
   is: (queryKey: readonly unknown[]) => queryKey[0] === usageKeys.all[0],
 }
 
+/** At most this many usage answers are fetched at once (the stores overview asks for every store). */
+export const usageFetchesAtOnce = 3
+let running = 0
+const waiting: (() => void)[] = []
+
+/** Runs `task` when fewer than `usageFetchesAtOnce` others run, in the order asked. */
+async function inTurn<T>(task: () => Promise<T>): Promise<T> {
+  if (running >= usageFetchesAtOnce) await new Promise<void>((resolve) => waiting.push(resolve))
+  running += 1
+  try {
+    return await task()
+  } finally {
+    running -= 1
+    waiting.shift()?.()
+  }
+}
+
 /**
  * A store's sales of one year, as buckets. The answer's bytes go straight to the bucketing worker:
  * this thread never parses the records. What is cached (and kept for offline use) is the buckets with
@@ -35,10 +52,12 @@ export const usageQuery = (storeId: number, year: number) =>
     queryFn: async ({ signal, client, queryKey }): Promise<Usage> => {
       const startedIn = sessionGeneration()
       const kept = client.getQueryData<Usage>(queryKey)
-      const response = await request(`/api/v0/store/${storeId}/usage?year=${year}`, {
-        signal,
-        ifNoneMatch: kept?.etag ?? undefined,
-      })
+      const response = await inTurn(() =>
+        request(`/api/v0/store/${storeId}/usage?year=${year}`, {
+          signal,
+          ifNoneMatch: kept?.etag ?? undefined,
+        }),
+      )
       if (response.status === 304) {
         if (!kept) throw new HttpError(304, '서버가 저장되지 않은 매출을 가리켰습니다.')
         if (!isSessionCurrent(startedIn)) throw new StaleSessionError()

@@ -1,8 +1,8 @@
 import { QueryClient } from '@tanstack/react-query'
 import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
-import { type Usage, usageKeys, usageQuery } from '../../src/lib/usage.ts'
-import { type Call, fakeServer } from './fake-server.ts'
+import { type Usage, usageFetchesAtOnce, usageKeys, usageQuery } from '../../src/lib/usage.ts'
+import { type Call, fakeServer, json } from './fake-server.ts'
 
 const answer = (etag: string, usages: unknown[]) =>
   new Response(JSON.stringify({ usages }), {
@@ -57,5 +57,36 @@ describe('the usage query', () => {
     const client = new QueryClient({ defaultOptions: { queries: { retry: false } } })
     client.setQueryData<Usage>(usageKeys.year(1, 2026), undefined)
     await expect(client.fetchQuery(usageQuery(1, 2026))).rejects.toThrow()
+  })
+})
+
+describe('usage fetches', () => {
+  it('run at most 3 at once, the others in turn as those finish', async () => {
+    let open = 0
+    let most = 0
+    const releases: (() => void)[] = []
+    fakeServer(
+      Object.fromEntries(
+        [1, 2, 3, 4, 5, 6, 7].map((id) => [
+          `GET /api/v0/store/${id}/usage`,
+          async () => {
+            open += 1
+            most = Math.max(most, open)
+            await new Promise<void>((resolve) => releases.push(resolve))
+            open -= 1
+            return json(200, { usages: [] })
+          },
+        ]),
+      ),
+    )
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } })
+    const all = Promise.all([1, 2, 3, 4, 5, 6, 7].map((id) => client.fetchQuery(usageQuery(id, 2026))))
+    await vi.waitFor(() => expect(open).toBe(usageFetchesAtOnce))
+    while (releases.length > 0 || open > 0) {
+      releases.shift()?.()
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+    expect((await all).map((usage) => usage.buckets.total)).toEqual([0, 0, 0, 0, 0, 0, 0])
+    expect(most).toBe(usageFetchesAtOnce)
   })
 })
