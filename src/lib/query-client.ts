@@ -4,8 +4,9 @@
 import { createAsyncStoragePersister } from '@tanstack/query-async-storage-persister'
 import { onlineManager, QueryClient } from '@tanstack/react-query'
 import { persistQueryClient, removeOldestQuery } from '@tanstack/react-query-persist-client'
+import { type PackedBuckets, packBuckets, unpackBuckets } from '../workers/buckets.ts'
 import { EmptyAnswerError, HttpError, OfflineError, SessionEndedError, StaleSessionError } from './api.ts'
-import { usageKeys } from './usage.ts'
+import { type Usage, usageKeys } from './usage.ts'
 
 const day = 24 * 60 * 60 * 1000
 /** How long figures stay available offline after they were last fetched. */
@@ -65,10 +66,19 @@ export const restored: Promise<void> = persistQueryClient({
   queryClient,
   persister,
   maxAge: keptFor,
-  // The second part numbers the shape of the kept data (2: { buckets, etag }); a copy of another shape
-  // is dropped.
-  buster: `${__APP_VERSION__}+2`,
+  // The second part numbers the shape of the kept data (3: { buckets, etag } with the hourly arrays
+  // packed, src/workers/buckets.ts); a copy of another shape is dropped.
+  buster: `${__APP_VERSION__}+3`,
   dehydrateOptions: {
     shouldDehydrateQuery: (query) => usageKeys.is(query.queryKey) && query.state.status === 'success',
+    serializeData: (usage: Usage) => ({ ...usage, buckets: packBuckets(usage.buckets) }),
+  },
+  hydrateOptions: {
+    defaultOptions: {
+      deserializeData: (kept: Omit<Usage, 'buckets'> & { buckets: PackedBuckets }) => ({
+        ...kept,
+        buckets: unpackBuckets(kept.buckets),
+      }),
+    },
   },
 })[1]
