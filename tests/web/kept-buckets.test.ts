@@ -32,3 +32,26 @@ it('keeps the hourly arrays packed, and a new start restores the same buckets', 
   const restored = next.queryClient.getQueryData<{ buckets: Buckets }>(usageKeys.year(1, 2026))
   expect(restored?.buckets).toEqual(buckets)
 })
+
+it('drops a damaged copy and restores the others', async () => {
+  const first = await import('../../src/lib/query-client.ts')
+  const { usageKeys } = await import('../../src/lib/usage.ts')
+  await first.restored
+  first.queryClient.setQueryData(usageKeys.year(1, 2026), { buckets, etag: 'W/"1"' })
+  first.queryClient.setQueryData(usageKeys.year(2, 2026), { buckets, etag: 'W/"2"' })
+  await vi.waitFor(() => expect(localStorage.getItem('laundry-sales-cache')).toContain('W/\\"2\\"'), {
+    timeout: 3000,
+  })
+  const kept = JSON.parse(localStorage.getItem('laundry-sales-cache') ?? '')
+  const damaged = kept.clientState.queries.find((q: { queryKey: unknown[] }) => q.queryKey[1] === 2)
+  damaged.state.data.buckets.hourSums = '500;!!'
+  localStorage.setItem('laundry-sales-cache', JSON.stringify(kept))
+
+  vi.resetModules()
+  const next = await import('../../src/lib/query-client.ts')
+  await next.restored
+  expect(next.queryClient.getQueryData<{ buckets: Buckets }>(usageKeys.year(1, 2026))?.buckets).toEqual(
+    buckets,
+  )
+  expect(next.queryClient.getQueryData(usageKeys.year(2, 2026))).toBeUndefined()
+})
