@@ -104,6 +104,17 @@ const matches = (bytes: Uint8Array, at: number, expected: Uint8Array) => {
   for (let i = 0; i < expected.length; i++) if (bytes[at + i] !== expected[i]) return false
   return true
 }
+/** The value of `count` decimal digits at `at`, or -1 when one of the bytes is not a digit. */
+const decimal = (bytes: Uint8Array, at: number, count: number) => {
+  let value = 0
+  for (let i = at; i < at + count; i++) {
+    // >>> 0 makes a byte below '0' huge, so one comparison rejects every byte that is not a digit.
+    const digit = ((bytes[i] as number) - 48) >>> 0
+    if (digit > 9) return -1
+    value = value * 10 + digit
+  }
+  return value
+}
 const isSpace = (byte: number | undefined) => byte === 32 || byte === 10 || byte === 13 || byte === 9
 
 /**
@@ -139,56 +150,18 @@ export function scanCanonical(bytes: Uint8Array, year: number): Buckets | null {
       ) {
         return null
       }
-      // Each digit as its value, or above 9 for any other byte (>>> 0 makes a negative difference huge).
-      const d0 = ((bytes[t] as number) - 48) >>> 0
-      const d1 = ((bytes[t + 1] as number) - 48) >>> 0
-      const d2 = ((bytes[t + 2] as number) - 48) >>> 0
-      const d3 = ((bytes[t + 3] as number) - 48) >>> 0
-      const d5 = ((bytes[t + 5] as number) - 48) >>> 0
-      const d6 = ((bytes[t + 6] as number) - 48) >>> 0
-      const d8 = ((bytes[t + 8] as number) - 48) >>> 0
-      const d9 = ((bytes[t + 9] as number) - 48) >>> 0
-      const d11 = ((bytes[t + 11] as number) - 48) >>> 0
-      const d12 = ((bytes[t + 12] as number) - 48) >>> 0
-      const d14 = ((bytes[t + 14] as number) - 48) >>> 0
-      const d15 = ((bytes[t + 15] as number) - 48) >>> 0
-      const d17 = ((bytes[t + 17] as number) - 48) >>> 0
-      const d18 = ((bytes[t + 18] as number) - 48) >>> 0
-      const d20 = ((bytes[t + 20] as number) - 48) >>> 0
-      const d21 = ((bytes[t + 21] as number) - 48) >>> 0
-      const d22 = ((bytes[t + 22] as number) - 48) >>> 0
-      if (
-        d0 > 9 ||
-        d1 > 9 ||
-        d2 > 9 ||
-        d3 > 9 ||
-        d5 > 9 ||
-        d6 > 9 ||
-        d8 > 9 ||
-        d9 > 9 ||
-        d11 > 9 ||
-        d12 > 9 ||
-        d14 > 9 ||
-        d15 > 9 ||
-        d17 > 9 ||
-        d18 > 9 ||
-        d20 > 9 ||
-        d21 > 9 ||
-        d22 > 9
-      ) {
-        return null
-      }
-      const y = d0 * 1000 + d1 * 100 + d2 * 10 + d3
-      const month = d5 * 10 + d6
-      const day = d8 * 10 + d9
-      const hour = d11 * 10 + d12
-      const minute = d14 * 10 + d15
-      const second = d17 * 10 + d18
-      const ms = d20 * 100 + d21 * 10 + d22
+      const y = decimal(bytes, t, 4)
+      const month = decimal(bytes, t + 5, 2)
+      const day = decimal(bytes, t + 8, 2)
+      const hour = decimal(bytes, t + 11, 2)
+      const minute = decimal(bytes, t + 14, 2)
+      const second = decimal(bytes, t + 17, 2)
+      const ms = decimal(bytes, t + 20, 3)
       if (
         !(month >= 1 && month <= 12) ||
         !(day >= 1 && day <= daysInMonth(y, month)) ||
-        !(hour <= 23 && minute <= 59 && second <= 59) ||
+        !(y >= 0 && hour >= 0 && hour <= 23 && minute >= 0 && minute <= 59 && second >= 0 && second <= 59) ||
+        ms < 0 ||
         !matches(bytes, t + 24, recordMiddle)
       ) {
         return null
