@@ -19,12 +19,16 @@ export function canonicalAnswer(count: number, year: number): Uint8Array {
   return new TextEncoder().encode(`{"usages":[${parts.join(',')}]}`)
 }
 
-/** What a first version would do: parse everything, build a Date for every record. */
+/**
+ * What a first version would do: parse everything, build a Date for every record, and fill the same
+ * figures the worker fills (sums and sales per day, month and UTC hour, the last sale).
+ */
 export function baseline(bytes: Uint8Array, year: number): Buckets {
   const buckets = emptyBuckets(year)
   const { usages } = JSON.parse(new TextDecoder().decode(bytes)) as {
     usages: { createdAt: string; amount: number }[]
   }
+  const yearStart = Date.UTC(year, 0, 1)
   for (const { createdAt, amount } of usages) {
     const date = new Date(createdAt)
     if (Number.isNaN(date.getTime()) || date.getUTCFullYear() !== year) {
@@ -32,11 +36,23 @@ export function baseline(bytes: Uint8Array, year: number): Buckets {
       continue
     }
     const month = date.getUTCMonth()
+    const day = date.getUTCDate() - 1
+    const hour = Math.floor((date.getTime() - yearStart) / 3_600_000)
     const days = buckets.days[month] as number[]
-    days[date.getUTCDate() - 1] = (days[date.getUTCDate() - 1] as number) + amount
+    days[day] = (days[day] as number) + amount
     buckets.months[month] = (buckets.months[month] as number) + amount
+    buckets.hourSums[hour] = (buckets.hourSums[hour] as number) + amount
     buckets.total += amount
     buckets.records++
+    if (amount > 0) {
+      const dayCounts = buckets.dayCounts[month] as number[]
+      dayCounts[day] = (dayCounts[day] as number) + 1
+      buckets.monthCounts[month] = (buckets.monthCounts[month] as number) + 1
+      buckets.hourCounts[hour] = (buckets.hourCounts[hour] as number) + 1
+      buckets.sales++
+      if (buckets.lastSaleAt === null || date.getTime() > buckets.lastSaleAt)
+        buckets.lastSaleAt = date.getTime()
+    }
   }
   return buckets
 }
@@ -65,7 +81,7 @@ export function benchBucketing() {
     if (!scanCanonical(bytes, 2026)) throw new Error('the canonical answer did not take the fast path')
     const fast = bucketUsage(bytes, 2026)
     const slow = baseline(bytes, 2026)
-    if (fast.total !== slow.total || fast.records !== count)
+    if (JSON.stringify(fast) !== JSON.stringify(slow) || fast.records !== count)
       throw new Error('fast path and baseline disagree')
     // Warm up both, then take medians.
     medianMs(2, () => bucketUsage(bytes, 2026))

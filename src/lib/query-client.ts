@@ -3,9 +3,14 @@
 // Only the signed-in screens load this module (the login screen needs none of it).
 import { createAsyncStoragePersister } from '@tanstack/query-async-storage-persister'
 import { onlineManager, QueryClient } from '@tanstack/react-query'
-import { persistQueryClient, removeOldestQuery } from '@tanstack/react-query-persist-client'
+import {
+  type PersistedClient,
+  persistQueryClient,
+  removeOldestQuery,
+} from '@tanstack/react-query-persist-client'
+import { type Buckets, type PackedBuckets, packBuckets, unpackBuckets } from '../workers/buckets.ts'
 import { EmptyAnswerError, HttpError, OfflineError, SessionEndedError, StaleSessionError } from './api.ts'
-import { usageKeys } from './usage.ts'
+import { type Usage, usageKeys } from './usage.ts'
 
 const day = 24 * 60 * 60 * 1000
 /** How long figures stay available offline after they were last fetched. */
@@ -46,9 +51,33 @@ export const queryClient = new QueryClient({
   },
 })
 
+/**
+ * The kept figures with the buckets of each (store, year) mapped: packed on the way to storage,
+ * unpacked on the way back (src/workers/buckets.ts). A copy that does not unpack (damaged) is dropped
+ * and the others restored, rather than the whole restore failing.
+ */
+const mapBuckets = (client: PersistedClient, map: (buckets: never) => Buckets | PackedBuckets) => ({
+  ...client,
+  clientState: {
+    ...client.clientState,
+    queries: client.clientState.queries.flatMap((query) => {
+      try {
+        const usage = query.state.data as Usage
+        return [
+          { ...query, state: { ...query.state, data: { ...usage, buckets: map(usage.buckets as never) } } },
+        ]
+      } catch {
+        return []
+      }
+    }),
+  },
+})
+
 export const persister = createAsyncStoragePersister({
   storage: typeof window === 'undefined' ? undefined : window.localStorage,
   key: 'laundry-sales-cache',
+  serialize: (client) => JSON.stringify(mapBuckets(client, packBuckets)),
+  deserialize: (text) => mapBuckets(JSON.parse(text), unpackBuckets),
   // A full storage drops the oldest figures rather than failing to save the newest.
   retry: removeOldestQuery,
 })
@@ -65,9 +94,9 @@ export const restored: Promise<void> = persistQueryClient({
   queryClient,
   persister,
   maxAge: keptFor,
-  // The second part numbers the shape of the kept data (2: { buckets, etag }); a copy of another shape
-  // is dropped.
-  buster: `${__APP_VERSION__}+2`,
+  // The second part numbers the shape of the kept data (3: { buckets, etag } with the hourly arrays
+  // packed, src/workers/buckets.ts); a copy of another shape is dropped.
+  buster: `${__APP_VERSION__}+3`,
   dehydrateOptions: {
     shouldDehydrateQuery: (query) => usageKeys.is(query.queryKey) && query.state.status === 'success',
   },

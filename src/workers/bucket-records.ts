@@ -1,38 +1,85 @@
-// Turns a usage answer (the response bytes) into the sums the sales screen shows: per UTC day, per
-// month, and the year total (docs/product.md §3). Records outside the year, and records whose createdAt
-// is not a valid ISO 8601 timestamp or whose amount is not a number, are skipped and counted.
+// Turns a usage answer (the response bytes) into the sums the sales screen shows: per UTC hour, day
+// and month, the year total, the number of sales of each, and the last sale (docs/product.md §3).
+// Records outside the year, and records whose createdAt is not a valid ISO 8601 timestamp or whose
+// amount is not a finite number, are skipped and counted. A negative amount (a refund) lowers the sums
+// and is not a sale; a zero amount counts nothing.
 import { isValid, parseISO } from 'date-fns'
 import * as canonical from '../../contract/usage-bytes.ts'
-import { type Buckets, daysInMonth, emptyBuckets } from './buckets.ts'
+import { type Buckets, dayOfYear, daysInMonth, emptyBuckets } from './buckets.ts'
 
-/** A UTC calendar day as [year, month 1-12, day 1-31], or null when the text is not a valid timestamp. */
-export type UtcDay = [year: number, month: number, day: number]
+const hourMs = 3_600_000
 
-/** Any ISO 8601 timestamp (with an offset, or without one meaning local time), parsed exactly. */
-export function exactParse(text: string): UtcDay | null {
-  const date = parseISO(text)
-  if (!isValid(date)) return null
-  return [date.getUTCFullYear(), date.getUTCMonth() + 1, date.getUTCDate()]
+/**
+ * Adds one valid record of the buckets' year, given its UTC hour index in the year (day of year × 24 +
+ * hour) and its milliseconds since the year began. Only the hours are added to here; `finish` sums the
+ * days, months and year from them. Both paths add and finish through these two, so they fill every
+ * figure the same way.
+ */
+function add(b: Buckets, hour: number, msInYear: number, amount: number) {
+  b.hourSums[hour] = (b.hourSums[hour] as number) + amount
+  b.records++
+  if (amount > 0) {
+    b.hourCounts[hour] = (b.hourCounts[hour] as number) + 1
+    if (b.lastSaleAt === null || msInYear > b.lastSaleAt) b.lastSaleAt = msInYear
+  }
+}
+
+/**
+ * Sums each day from its 24 hours, each month from its days and the year from its months (sums and
+ * sales alike), and makes lastSaleAt, which holds milliseconds since the year began while bucketing,
+ * an instant.
+ */
+function finish(b: Buckets): Buckets {
+  const { hourSums, hourCounts } = b
+  let hour = 0
+  for (let m = 0; m < 12; m++) {
+    const days = b.days[m] as number[]
+    const dayCounts = b.dayCounts[m] as number[]
+    let monthSum = 0
+    let monthCount = 0
+    for (let d = 0; d < days.length; d++) {
+      let sum = 0
+      let count = 0
+      for (const end = hour + 24; hour < end; hour++) {
+        sum += hourSums[hour] as number
+        count += hourCounts[hour] as number
+      }
+      days[d] = sum
+      dayCounts[d] = count
+      monthSum += sum
+      monthCount += count
+    }
+    b.months[m] = monthSum
+    b.monthCounts[m] = monthCount
+    b.total += monthSum
+    b.sales += monthCount
+  }
+  if (b.lastSaleAt !== null) b.lastSaleAt += Date.UTC(b.year, 0, 1)
+  return b
 }
 
 /** Adds records to buckets of one year, reading every createdAt exactly. */
 function addRecords(buckets: Buckets, usages: readonly unknown[]): Buckets {
-  const { year, months, days } = buckets
+  const { year } = buckets
+  const yearStart = Date.UTC(year, 0, 1)
   for (const usage of usages) {
     const record = usage as { createdAt?: unknown; amount?: unknown } | null
     const amount = record?.amount
-    const day = typeof record?.createdAt === 'string' ? exactParse(record.createdAt) : null
-    if (!day || day[0] !== year || typeof amount !== 'number' || !Number.isFinite(amount)) {
+    const date = typeof record?.createdAt === 'string' ? parseISO(record.createdAt) : null
+    if (
+      !date ||
+      !isValid(date) ||
+      date.getUTCFullYear() !== year ||
+      typeof amount !== 'number' ||
+      !Number.isFinite(amount)
+    ) {
       buckets.skipped++
       continue
     }
-    const monthDays = days[day[1] - 1] as number[]
-    monthDays[day[2] - 1] = (monthDays[day[2] - 1] as number) + amount
-    months[day[1] - 1] = (months[day[1] - 1] as number) + amount
-    buckets.total += amount
-    buckets.records++
+    const msInYear = date.getTime() - yearStart
+    add(buckets, Math.floor(msInYear / hourMs), msInYear, amount)
   }
-  return buckets
+  return finish(buckets)
 }
 
 /** The records of a usage answer, parsed as JSON (any server's, any layout). */
@@ -57,11 +104,17 @@ const matches = (bytes: Uint8Array, at: number, expected: Uint8Array) => {
   for (let i = 0; i < expected.length; i++) if (bytes[at + i] !== expected[i]) return false
   return true
 }
-const byteDigit = (bytes: Uint8Array, at: number) => {
-  const value = (bytes[at] ?? 0) - 48
-  return value >= 0 && value <= 9 ? value : Number.NaN
+/** The value of `count` decimal digits at `at`, or -1 when one of the bytes is not a digit. */
+const decimal = (bytes: Uint8Array, at: number, count: number) => {
+  let value = 0
+  for (let i = at; i < at + count; i++) {
+    // >>> 0 makes a byte below '0' huge, so one comparison rejects every byte that is not a digit.
+    const digit = ((bytes[i] as number) - 48) >>> 0
+    if (digit > 9) return -1
+    value = value * 10 + digit
+  }
+  return value
 }
-const byteNumber2 = (bytes: Uint8Array, at: number) => byteDigit(bytes, at) * 10 + byteDigit(bytes, at + 1)
 const isSpace = (byte: number | undefined) => byte === 32 || byte === 10 || byte === 13 || byte === 9
 
 /**
@@ -74,7 +127,13 @@ const isSpace = (byte: number | undefined) => byte === 32 || byte === 10 || byte
 export function scanCanonical(bytes: Uint8Array, year: number): Buckets | null {
   if (!matches(bytes, 0, answerStart)) return null
   const buckets = emptyBuckets(year)
-  const { months, days } = buckets
+  // `add`, inlined on locals (the hot loop): only the hours, the records and the last sale.
+  const { hourSums, hourCounts } = buckets
+  let records = 0
+  let skipped = 0
+  let lastSale = -1
+  /** The hour index in the year of the 1st of each month, 00:00 UTC. */
+  const monthStartHour = Array.from({ length: 12 }, (_, m) => dayOfYear(year, m + 1, 1) * 24)
   let at = answerStart.length
   if (bytes[at] !== answerEnd[0]) {
     for (;;) {
@@ -91,18 +150,18 @@ export function scanCanonical(bytes: Uint8Array, year: number): Buckets | null {
       ) {
         return null
       }
-      const y = byteNumber2(bytes, t) * 100 + byteNumber2(bytes, t + 2)
-      const month = byteNumber2(bytes, t + 5)
-      const day = byteNumber2(bytes, t + 8)
+      const y = decimal(bytes, t, 4)
+      const month = decimal(bytes, t + 5, 2)
+      const day = decimal(bytes, t + 8, 2)
+      const hour = decimal(bytes, t + 11, 2)
+      const minute = decimal(bytes, t + 14, 2)
+      const second = decimal(bytes, t + 17, 2)
+      const ms = decimal(bytes, t + 20, 3)
       if (
         !(month >= 1 && month <= 12) ||
         !(day >= 1 && day <= daysInMonth(y, month)) ||
-        !(
-          byteNumber2(bytes, t + 11) <= 23 &&
-          byteNumber2(bytes, t + 14) <= 59 &&
-          byteNumber2(bytes, t + 17) <= 59
-        ) ||
-        Number.isNaN(byteDigit(bytes, t + 20) + byteDigit(bytes, t + 21) + byteDigit(bytes, t + 22)) ||
+        !(y >= 0 && hour >= 0 && hour <= 23 && minute >= 0 && minute <= 59 && second >= 0 && second <= 59) ||
+        ms < 0 ||
         !matches(bytes, t + 24, recordMiddle)
       ) {
         return null
@@ -127,14 +186,18 @@ export function scanCanonical(bytes: Uint8Array, year: number): Buckets | null {
         return null
       at++
       if (y === year) {
-        const signed = negative ? -amount : amount
-        const monthDays = days[month - 1] as number[]
-        monthDays[day - 1] = (monthDays[day - 1] as number) + signed
-        months[month - 1] = (months[month - 1] as number) + signed
-        buckets.total += signed
-        buckets.records++
+        const hourOfYear = (monthStartHour[month - 1] as number) + (day - 1) * 24 + hour
+        records++
+        if (negative) {
+          hourSums[hourOfYear] = (hourSums[hourOfYear] as number) - amount
+        } else if (amount > 0) {
+          hourSums[hourOfYear] = (hourSums[hourOfYear] as number) + amount
+          hourCounts[hourOfYear] = (hourCounts[hourOfYear] as number) + 1
+          const msInYear = ((hourOfYear * 60 + minute) * 60 + second) * 1000 + ms
+          if (msInYear > lastSale) lastSale = msInYear
+        }
       } else {
-        buckets.skipped++
+        skipped++
       }
       if (bytes[at] === separator) {
         at++
@@ -145,7 +208,10 @@ export function scanCanonical(bytes: Uint8Array, year: number): Buckets | null {
   }
   if (!matches(bytes, at, answerEnd)) return null
   for (at += answerEnd.length; at < bytes.length; at++) if (!isSpace(bytes[at])) return null
-  return buckets
+  buckets.records = records
+  buckets.skipped = skipped
+  buckets.lastSaleAt = lastSale < 0 ? null : lastSale
+  return finish(buckets)
 }
 
 const asBytes = (bytes: ArrayBuffer | Uint8Array) =>
