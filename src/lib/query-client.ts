@@ -56,22 +56,26 @@ export const queryClient = new QueryClient({
  * unpacked on the way back (src/workers/buckets.ts). A copy that does not unpack (damaged) is dropped
  * and the others restored, rather than the whole restore failing.
  */
-const mapBuckets = (client: PersistedClient, map: (buckets: never) => Buckets | PackedBuckets) => ({
-  ...client,
-  clientState: {
-    ...client.clientState,
-    queries: client.clientState.queries.flatMap((query) => {
-      try {
-        const usage = query.state.data as Usage
-        return [
-          { ...query, state: { ...query.state, data: { ...usage, buckets: map(usage.buckets as never) } } },
-        ]
-      } catch {
-        return []
-      }
-    }),
-  },
-})
+const mapBuckets = (client: PersistedClient, map: (buckets: never) => Buckets | PackedBuckets) => {
+  // Not a kept copy of ours at all (another shape, an old version): left as it is for the restore to drop.
+  if (!Array.isArray(client?.clientState?.queries)) return client
+  return {
+    ...client,
+    clientState: {
+      ...client.clientState,
+      queries: client.clientState.queries.flatMap((query) => {
+        try {
+          const usage = query.state.data as Usage
+          return [
+            { ...query, state: { ...query.state, data: { ...usage, buckets: map(usage.buckets as never) } } },
+          ]
+        } catch {
+          return []
+        }
+      }),
+    },
+  }
+}
 
 export const persister = createAsyncStoragePersister({
   storage: typeof window === 'undefined' ? undefined : window.localStorage,
@@ -88,7 +92,9 @@ if (typeof navigator !== 'undefined') onlineManager.setOnline(navigator.onLine)
 
 /**
  * Restores the figures kept on the device, then keeps saving them. Route loaders await this before
- * any query may fetch, so restoring and fetching never race.
+ * any query may fetch, so restoring and fetching never race. It never fails: a copy that cannot be
+ * restored is dropped (by the library) and the app starts without kept figures, rather than a
+ * signed-in screen, or the wipe of a logout, failing with it.
  */
 export const restored: Promise<void> = persistQueryClient({
   queryClient,
@@ -100,4 +106,4 @@ export const restored: Promise<void> = persistQueryClient({
   dehydrateOptions: {
     shouldDehydrateQuery: (query) => usageKeys.is(query.queryKey) && query.state.status === 'success',
   },
-})[1]
+})[1].catch((error: unknown) => console.error('the figures kept on this device could not be restored', error))

@@ -55,3 +55,16 @@ it('drops a damaged copy and restores the others', async () => {
   )
   expect(next.queryClient.getQueryData(usageKeys.year(2, 2026))).toBeUndefined()
 })
+
+it.each([
+  ['not our shape', '{"kept":"figures"}'],
+  ['not JSON', '{"clientState":'],
+  ['queries that are not a list', '{"timestamp":1,"buster":"x","clientState":{"queries":7}}'],
+])('a kept copy that is %s: the start restores nothing and does not fail', async (_, text) => {
+  vi.resetModules()
+  vi.spyOn(console, 'error').mockImplementation(() => {})
+  localStorage.setItem('laundry-sales-cache', text)
+  const start = await import('../../src/lib/query-client.ts')
+  await expect(start.restored).resolves.toBeUndefined()
+  expect(start.queryClient.getQueryCache().getAll()).toHaveLength(0)
+})

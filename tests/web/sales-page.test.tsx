@@ -77,16 +77,20 @@ describe('the sales screen', () => {
     expect(screen.getByRole('rowheader', { name: '31일' }).nextElementSibling).toHaveTextContent('5,000원')
   })
 
-  it('changing the month uses the buckets already there; changing the year fetches', async () => {
+  it('changing the month uses the buckets already there; last year is fetched after this year is shown', async () => {
     const server = usageServer()
+    const years = () => server.calls.map((call) => call.search.get('year'))
     const view = renderAt({ year: 2026, month: 3 })
     await screen.findByText('12,000원')
+    // Last year's figures, for the comparisons, only once this year's are shown.
+    await vi.waitFor(() => expect(years()).toEqual(['2026', '2025']))
     view.rerender({ year: 2026, month: 4 })
     expect(screen.getByTestId('month-total')).toHaveTextContent('3,000원')
-    expect(server.count('GET /api/v0/store/1/usage')).toBe(1)
+    expect(years()).toEqual(['2026', '2025'])
+    // 2025 is already there (this test's cache revalidates it); showing it asks for 2024, its own last year.
     view.rerender({ year: 2025, month: 4 })
-    await vi.waitFor(() => expect(screen.getByTestId('year-total')).toHaveTextContent('0원'))
-    expect(server.count('GET /api/v0/store/1/usage')).toBe(2)
+    expect(screen.getByTestId('year-total')).toHaveTextContent('0원')
+    await vi.waitFor(() => expect(years().at(-1)).toBe('2024'))
   })
 
   it('a failed refetch of the same store and year is logged, and the figures stay, with their time', async () => {
@@ -115,8 +119,10 @@ describe('the sales screen', () => {
     ).toBeInTheDocument()
     expect(screen.queryByTestId('year-total')).not.toBeInTheDocument()
     expectNoFiguresOfStore1()
+    const asked2020 = () => server.calls.filter((call) => call.search.get('year') === '2020').length
+    expect(asked2020()).toBe(1)
     fireEvent.click(screen.getByRole('button', { name: '다시 시도' }))
-    await vi.waitFor(() => expect(server.count('GET /api/v0/store/1/usage')).toBe(3))
+    await vi.waitFor(() => expect(asked2020()).toBe(2))
   })
 
   it("while another store's figures load, a loading state: never the previous store's figures under its name", async () => {

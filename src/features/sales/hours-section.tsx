@@ -1,17 +1,7 @@
 // The selected month's sales by weekday and hour of the device's clock: a 7 × 24 grid shaded by amount,
 // the busiest hours named in words, and the same figures as a table for screen readers.
 import { useId } from 'react'
-
-/** Monday first, as the grid's rows. */
-export const weekdayLabels = ['월', '화', '수', '목', '금', '토', '일'] as const
-
-export interface BusiestHours {
-  /** 0 = Monday … 6 = Sunday. */
-  weekday: number
-  fromHour: number
-  /** Exclusive: 14 to 16 is two hours. */
-  toHour: number
-}
+import { type BusiestHours, weekdayLabels } from './comparisons.ts'
 
 /** The hours of a day, 0 to 23. */
 const hours = Array.from({ length: 24 }, (_, hour) => hour)

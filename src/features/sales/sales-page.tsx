@@ -1,4 +1,5 @@
-// The sales screen below the header: month navigator, the year and month totals, and the two charts.
+// The sales screen below the header: month navigator, the year and month totals with their
+// comparisons, the two charts, the hours of the month, and the export.
 import { useQuery } from '@tanstack/react-query'
 import { useEffect, useMemo } from 'react'
 import { LineChart } from '../../charts/line-chart.tsx'
@@ -8,9 +9,21 @@ import { useOnline } from '../../lib/online.ts'
 import { useStoreStore } from '../../lib/session-state.ts'
 import { usageQuery } from '../../lib/usage.ts'
 import { type Buckets, daysInMonth } from '../../workers/buckets.ts'
+import {
+  busiestHours,
+  deviceOffsetMinutes,
+  hourGrid,
+  monthComparison,
+  monthProjection,
+  todayComparison,
+  yearComparison,
+} from './comparisons.ts'
+import { dayStartNote } from './day-start.ts'
+import { HoursSection } from './hours-section.tsx'
 import { MonthNavigator } from './month-navigator.tsx'
 import type { Period } from './period.ts'
 import { SalesHeading } from './sales-heading.tsx'
+import { MonthBox, YearBox } from './summary.tsx'
 
 const monthLabels = Array.from({ length: 12 }, (_, index) => `${index + 1}월`)
 const dayLabels = (year: number, month: number) =>
@@ -26,6 +39,9 @@ const dayLabels = (year: number, month: number) =>
  */
 function useShownBuckets(storeId: number, period: Period) {
   const query = useQuery(usageQuery(storeId, period.year))
+  // Last year's figures, for the comparisons: asked for once this year's are shown (never holding up
+  // the first figures), through the same query and cache, so they are kept for offline use too.
+  const previous = useQuery({ ...usageQuery(storeId, period.year - 1), enabled: query.data !== undefined })
   const online = useOnline()
   // A failed usage fetch is logged to the console.
   useEffect(() => {
@@ -36,6 +52,8 @@ function useShownBuckets(storeId: number, period: Period) {
   const buckets = query.data?.buckets
   return {
     buckets,
+    /** Last year's buckets, when fetched or kept; comparisons without them show `—`. */
+    previous: previous.data?.buckets,
     offline,
     /** Nothing of this store and year yet, and nothing known to be wrong: it is on its way. */
     loading: !buckets && !query.isError && !offline,
@@ -71,7 +89,7 @@ export function SalesPage({
         </p>
       )}
       {shown.buckets ? (
-        <Figures buckets={shown.buckets} period={period} />
+        <Figures buckets={shown.buckets} previous={shown.previous} period={period} storeName={storeName} />
       ) : shown.unavailableOffline ? (
         <div className="sales-unavailable" role="status">
           <h2>오프라인에서는 볼 수 없는 기간입니다</h2>
@@ -97,46 +115,98 @@ export function SalesPage({
   )
 }
 
-function Figures({ buckets, period }: { buckets: Buckets; period: Period }) {
-  const labels = useMemo(() => dayLabels(period.year, period.month), [period.year, period.month])
-  const days = useMemo(
-    () => labels.map((_, index) => buckets.days[period.month - 1]?.[index] ?? 0),
-    [labels, buckets, period.month],
+const future = (year: number, month: number, day: number, now: Date) =>
+  Date.UTC(year, month - 1, day) > Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())
+
+function Figures({
+  buckets,
+  previous,
+  period,
+  storeName,
+}: {
+  buckets: Buckets
+  previous: Buckets | undefined
+  period: Period
+  storeName: string | undefined
+}) {
+  const now = new Date()
+  const { year, month } = period
+  const isCurrentMonth = year === now.getUTCFullYear() && month === now.getUTCMonth() + 1
+  const labels = useMemo(() => dayLabels(year, month), [year, month])
+  // The month before, from these buckets or, for January, last year's.
+  const before = month === 1 ? { buckets: previous, month: 12 } : { buckets, month: month - 1 }
+  const days = labels.map((_, index) =>
+    future(year, month, index + 1, now) ? null : (buckets.days[month - 1]?.[index] ?? 0),
   )
-  const monthTotal = buckets.months[period.month - 1] ?? 0
+  const dayCounts = labels.map((_, index) =>
+    future(year, month, index + 1, now) ? null : (buckets.dayCounts[month - 1]?.[index] ?? 0),
+  )
+  const daysBefore = labels.map((_, index) => before.buckets?.days[before.month - 1]?.[index] ?? null)
+  const months = buckets.months.map((sum, index) => (future(year, index + 1, 1, now) ? null : sum))
+  const monthCounts = buckets.monthCounts.map((count, index) =>
+    future(year, index + 1, 1, now) ? null : count,
+  )
+  const monthTotal = buckets.months[month - 1] ?? 0
+  const grid = hourGrid(buckets, month, deviceOffsetMinutes(now))
+
+  async function download(wholeYear: boolean) {
+    const { csvFileName, downloadCsv, periodCsv } = await import('./export-csv.ts')
+    downloadCsv(
+      csvFileName(storeName ?? '매장', period, wholeYear),
+      periodCsv(buckets, period, wholeYear, new Date()),
+    )
+  }
 
   return (
     <div className="sales-figures" aria-busy={false}>
       <section className="summary" aria-label="매출 합계">
-        <div className="summary-box">
-          <h2>{period.year}년 매출</h2>
-          <p data-testid="year-total">{won(buckets.total)}</p>
-        </div>
-        <div className="summary-box">
-          <h2>{period.month}월 매출</h2>
-          <p data-testid="month-total">{won(monthTotal)}</p>
-        </div>
+        <YearBox year={year} total={buckets.total} figures={yearComparison(buckets, previous, now)} />
+        <MonthBox
+          month={month}
+          total={monthTotal}
+          figures={monthComparison(buckets, month, before.buckets, now)}
+          projection={isCurrentMonth ? monthProjection(buckets, previous, month, now) : undefined}
+          today={isCurrentMonth ? (todayComparison(buckets, previous, now) ?? undefined) : undefined}
+        />
       </section>
       <LineChart
         title="이번 달 매출"
         labels={labels}
         values={days}
+        valuesLabel={`${month}월`}
+        counts={dayCounts}
+        comparison={{ label: `${before.month}월`, values: daysBefore }}
         xLegend="날짜"
         yLegend="매출(원)"
         formatValue={won}
         formatTick={compactNumber}
-        summary={`${period.year}년 ${period.month}월 합계 ${won(monthTotal)}`}
+        summary={`${year}년 ${month}월 합계 ${won(monthTotal)}`}
       />
       <LineChart
         title="올해 매출"
         labels={monthLabels}
-        values={buckets.months}
+        values={months}
+        valuesLabel={`${year}년`}
+        counts={monthCounts}
+        comparison={{ label: `${year - 1}년`, values: previous?.months ?? monthLabels.map(() => null) }}
         xLegend="월"
         yLegend="매출(원)"
         formatValue={won}
         formatTick={compactNumber}
-        summary={`${period.year}년 합계 ${won(buckets.total)}`}
+        summary={`${year}년 합계 ${won(buckets.total)}`}
       />
+      <HoursSection month={month} grid={grid} busiest={busiestHours(grid)} formatValue={won} />
+      <div className="sales-tools">
+        <p className="day-start-note">{dayStartNote(deviceOffsetMinutes(now))}</p>
+        <div className="export-buttons">
+          <button type="button" className="export-button" onClick={() => void download(false)}>
+            {month}월 CSV 내려받기
+          </button>
+          <button type="button" className="export-button" onClick={() => void download(true)}>
+            {year}년 CSV 내려받기
+          </button>
+        </div>
+      </div>
     </div>
   )
 }
