@@ -1,6 +1,7 @@
 // The buckets kept on the device for offline use: written with their hourly arrays packed, and read
 // back (on the next start) as the very buckets the screen had.
-import { expect, it, vi } from 'vitest'
+import Cookies from 'js-cookie'
+import { beforeEach, expect, it, vi } from 'vitest'
 import { bucketUsage } from '../../src/workers/bucket-records.ts'
 import type { Buckets } from '../../src/workers/buckets.ts'
 
@@ -8,6 +9,11 @@ const usages = Array.from({ length: 3000 }, (_, i) => ({
   createdAt: new Date(Date.UTC(2026, 0, 1) + i * 9_876_543).toISOString(),
   amount: i % 13 === 0 ? -1500 : 3000 + (i % 11) * 500,
 }))
+// A signed-in device: figures are kept only while someone is signed in.
+beforeEach(() => {
+  Cookies.set('refreshToken', 'r1', { path: '/' })
+})
+
 const buckets = bucketUsage(new TextEncoder().encode(JSON.stringify({ usages })), 2026)
 
 it('keeps the hourly arrays packed, and a new start restores the same buckets', async () => {
@@ -67,4 +73,24 @@ it.each([
   const start = await import('../../src/lib/query-client.ts')
   await expect(start.restored).resolves.toBeUndefined()
   expect(start.queryClient.getQueryCache().getAll()).toHaveLength(0)
+})
+
+it('a save that the logout itself starts (clearing the cache) never writes the figures back', async () => {
+  vi.resetModules()
+  const { queryClient, restored } = await import('../../src/lib/query-client.ts')
+  const { usageKeys } = await import('../../src/lib/usage.ts')
+  const { wipeDevice } = await import('../../src/lib/session-state.ts')
+  await restored
+  queryClient.setQueryData(usageKeys.year(1, 2026), { buckets, etag: 'W/"1"' })
+  queryClient.setQueryData(usageKeys.year(1, 2025), { buckets: { ...buckets, year: 2025 }, etag: 'W/"0"' })
+  await vi.waitFor(() => expect(localStorage.getItem('laundry-sales-cache')).toContain('2025'), {
+    timeout: 3000,
+  })
+  // The persister is idle again, so the save that clearing the cache starts runs at once.
+  await new Promise((resolve) => setTimeout(resolve, 1100))
+  await wipeDevice()
+  await new Promise((resolve) => setTimeout(resolve, 0))
+  expect(localStorage.getItem('laundry-sales-cache') ?? '').not.toContain('usage')
+  await new Promise((resolve) => setTimeout(resolve, 1500))
+  expect(localStorage.getItem('laundry-sales-cache') ?? '').not.toContain('usage')
 })
