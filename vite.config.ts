@@ -38,12 +38,16 @@ const modulePath = (id: string) => id.split('?')[0] ?? id
 
 /** The signed-in layout route and the routes under it, whose split chunks always load together. */
 const signedInLayout = sourceFile('src/routes/_authed.tsx')
-const signedInRoutes = `${sourceFile('src/routes/_authed')}/`
+/** The sales screen's route; the stores overview (`_authed/stores.tsx`) is a chunk of its own. */
+const salesRoute = sourceFile('src/routes/_authed/index.tsx')
 /** The query client, which only the signed-in screens load (the login screen never does). */
 const queryClient = sourceFile('src/lib/query-client.ts')
 const isSignedInSplit = (id: string) =>
-  /[?&]tsr-split/.test(id) && (modulePath(id) === signedInLayout || modulePath(id).startsWith(signedInRoutes))
+  /[?&]tsr-split/.test(id) && (modulePath(id) === signedInLayout || modulePath(id) === salesRoute)
 const isSignedInLoader = (id: string) => isSignedInSplit(id) || modulePath(id) === queryClient
+/** The stores overview's route: what it shares with the sales screen stays in `signed-in`; what only it loads is its own. */
+const storesRoute = sourceFile('src/routes/_authed/stores.tsx')
+const isStoresSplit = (id: string) => /[?&]tsr-split/.test(id) && modulePath(id) === storesRoute
 
 /** This app's modules that every page needs at start, kept in the `app` chunk with the libraries. */
 const startSourceNames = [
@@ -67,6 +71,8 @@ const startLibraries =
 function onlyLoadedBy(
   loader: (id: string) => boolean,
   chunkName: string,
+  /** Loaders that may share the group's modules without taking them (a route chunk of its own). */
+  alsoLoadedBy: (id: string) => boolean = () => false,
 ): Rolldown.CodeSplittingNameFunction {
   /** The modules whose loading brings `id` with it: an entry or a dynamic import, reached through static imports. */
   const loadedWith = (id: string, info: Rolldown.ChunkingContext): string[] => {
@@ -86,7 +92,7 @@ function onlyLoadedBy(
   }
   return (id, info) => {
     const loaders = loadedWith(id, info)
-    return loaders.length > 0 && loaders.every(loader) ? chunkName : null
+    return loaders.some(loader) && loaders.every((id) => loader(id) || alsoLoadedBy(id)) ? chunkName : null
   }
 }
 
@@ -217,7 +223,7 @@ export default defineConfig(({ mode }) => ({
           groups: [
             {
               // What the signed-in screens load, in one file: their route chunks always load together.
-              name: onlyLoadedBy(isSignedInLoader, 'signed-in'),
+              name: onlyLoadedBy(isSignedInLoader, 'signed-in', isStoresSplit),
             },
             {
               // What every page needs at start, in one file rather than many small ones.

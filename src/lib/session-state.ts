@@ -56,6 +56,8 @@ export const sessionView = {
   /** The remembered selected store, if it is still one of the user's. */
   selectedStoreId: () => useStoreStore.getState().store?.id,
   hasStore: (id: number) => useStoreStore.getState().stores.some((store) => store.id === id),
+  /** The ids of every store the user may see, in their order. */
+  storeIds: () => useStoreStore.getState().stores.map((store) => store.id),
   /** Makes the store with this id the remembered selection (an id not among the user's is ignored). */
   selectStore(id: number) {
     const { store, stores } = useStoreStore.getState()

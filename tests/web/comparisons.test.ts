@@ -12,7 +12,7 @@ import {
   todayComparison,
   weekdayLabels,
   yearComparison,
-} from '../../src/features/sales/comparisons.ts'
+} from '../../src/lib/comparisons.ts'
 import { bucketUsage } from '../../src/workers/bucket-records.ts'
 import type { Buckets } from '../../src/workers/buckets.ts'
 

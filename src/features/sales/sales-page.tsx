@@ -4,11 +4,6 @@ import { useQuery } from '@tanstack/react-query'
 import { useEffect, useMemo } from 'react'
 import { LineChart } from '../../charts/line-chart.tsx'
 import { OfflineError } from '../../lib/api.ts'
-import { compactNumber, dayAndTime, won } from '../../lib/format.ts'
-import { useOnline } from '../../lib/online.ts'
-import { useStoreStore } from '../../lib/session-state.ts'
-import { usageQuery } from '../../lib/usage.ts'
-import { type Buckets, daysInMonth } from '../../workers/buckets.ts'
 import {
   busiestHours,
   deviceOffsetMinutes,
@@ -17,7 +12,12 @@ import {
   monthProjection,
   todayComparison,
   yearComparison,
-} from './comparisons.ts'
+} from '../../lib/comparisons.ts'
+import { compactNumber, dayAndTime, won } from '../../lib/format.ts'
+import { useOnline } from '../../lib/online.ts'
+import { useStoreStore } from '../../lib/session-state.ts'
+import { usageQuery } from '../../lib/usage.ts'
+import { type Buckets, daysInMonth } from '../../workers/buckets.ts'
 import { dayStartNote } from './day-start.ts'
 import { HoursSection } from './hours-section.tsx'
 import { MonthNavigator } from './month-navigator.tsx'

@@ -1,6 +1,6 @@
 // The header's store switcher: the current store's first image and name, and a dropdown of every store
 // the user may see. Choosing one opens its sales (the sales route makes it the current store).
-import { useNavigate } from '@tanstack/react-router'
+import { Link, useNavigate } from '@tanstack/react-router'
 import { useId } from 'react'
 import type { Store } from '../../../contract/api.ts'
 import { imageUrl } from '../../config.ts'
@@ -49,6 +49,11 @@ export function StoreSwitcher({ shownStoreId }: { shownStoreId?: number }) {
       </button>
       {open && (
         <ul id={listId} className="store-menu" ref={panel} aria-label="매장 목록">
+          <li>
+            <Link to="/stores" className="store-menu-all" onClick={() => close(true)}>
+              전체 매장
+            </Link>
+          </li>
           {stores.map((option) => (
             <li key={option.id}>
               <button

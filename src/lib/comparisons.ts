@@ -7,7 +7,7 @@
 // period's start; the period before is cut at the same elapsed time (never past its own end), and the
 // hour it is cut in counts for the elapsed fraction of that hour (its sum × the fraction). The current
 // period counts the whole hour `now` falls in: that hour holds only sales up to now.
-import type { Buckets } from '../../workers/buckets.ts'
+import type { Buckets } from '../workers/buckets.ts'
 
 const hourMs = 3_600_000
 const dayMs = 24 * hourMs

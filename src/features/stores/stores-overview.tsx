@@ -1,0 +1,208 @@
+// The stores overview: one row per store the user may see (a card on phones), the busiest question
+// first: is every store all right today? Each row: thumbnail and name; today's sales and number of
+// sales up to now, against the usual (the same weekday of the previous 4 weeks up to the same time);
+// the month so far against the month before up to the same day; the last sale. A total row for all
+// stores on top. A store that is unusually quiet is marked and sorted first. Each row opens that
+// store's sales for this month.
+import { type QueryClient, useQuery, useQueryClient } from '@tanstack/react-query'
+import { Link } from '@tanstack/react-router'
+import { useCallback, useSyncExternalStore } from 'react'
+import type { Store } from '../../../contract/api.ts'
+import { imageUrl } from '../../config.ts'
+import { OfflineError } from '../../lib/api.ts'
+import { monthComparison, todayComparison } from '../../lib/comparisons.ts'
+import { useDocumentTitle } from '../../lib/document-title.ts'
+import { changeText, dayAndTime, salesCount, timeOfDay, won } from '../../lib/format.ts'
+import { useOnline } from '../../lib/online.ts'
+import { quietStore, quietStoreText } from '../../lib/quiet-store.ts'
+import { useStoreStore } from '../../lib/session-state.ts'
+import { type Usage, usageKeys, usageQuery } from '../../lib/usage.ts'
+import type { Buckets } from '../../workers/buckets.ts'
+
+interface Row {
+  store: Store
+  buckets: Buckets | undefined
+  previous: Buckets | undefined
+  failed: boolean
+  fetchedAt: number | undefined
+}
+
+/** A change to see (`▲ 12%`) and to hear (`12% 증가`). */
+function ChangeText({ ratio, against }: { ratio: number | null; against: string }) {
+  const { sign, words } = changeText(ratio, 0)
+  const direction = ratio === null ? '' : ratio > 0 ? ' is-up' : ratio < 0 ? ' is-down' : ''
+  return (
+    <span className={`change${direction}`}>
+      <span aria-hidden="true">{sign}</span>
+      <span className="visually-hidden">
+        {against} {words}
+      </span>
+    </span>
+  )
+}
+
+/**
+ * Keeps one store's figures fetched (and refetched like the sales screen's): this year's, and last
+ * year's once this year's are in (early January's comparisons and the quiet rule's history). Renders
+ * nothing: the overview reads the figures from the cache, all stores at once.
+ */
+function KeepFetched({ storeId, year }: { storeId: number; year: number }) {
+  const current = useQuery(usageQuery(storeId, year))
+  useQuery({ ...usageQuery(storeId, year - 1), enabled: current.data !== undefined })
+  return null
+}
+
+/** Re-renders whenever a query of the cache changes. */
+function useCacheChanges(client: QueryClient) {
+  const subscribe = useCallback((changed: () => void) => client.getQueryCache().subscribe(changed), [client])
+  const snapshot = useCallback(
+    () =>
+      client
+        .getQueryCache()
+        .getAll()
+        .map(
+          (query) =>
+            `${query.queryHash}:${query.state.dataUpdatedAt}:${query.state.status}:${query.state.fetchFailureCount}`,
+        )
+        .join(),
+    [client],
+  )
+  useSyncExternalStore(subscribe, snapshot)
+}
+
+function useRows(stores: Store[], year: number): { rows: Row[]; offline: boolean } {
+  const online = useOnline()
+  const client = useQueryClient()
+  useCacheChanges(client)
+  const states = stores.map((store) => client.getQueryState<Usage>(usageKeys.year(store.id, year)))
+  const offline = !online || states.some((state) => state?.fetchFailureReason instanceof OfflineError)
+  const rows = stores.map((store, index) => {
+    const state = states[index]
+    const buckets = state?.data?.buckets
+    return {
+      store,
+      buckets,
+      previous: client.getQueryData<Usage>(usageKeys.year(store.id, year - 1))?.buckets,
+      failed: !buckets && state?.status === 'error' && !offline,
+      fetchedAt: buckets ? state?.dataUpdatedAt : undefined,
+    }
+  })
+  return { rows, offline }
+}
+
+export function StoresOverview() {
+  useDocumentTitle('전체 매장')
+  const stores = useStoreStore((state) => state.stores)
+  const now = new Date()
+  const year = now.getUTCFullYear()
+  const month = now.getUTCMonth() + 1
+  const { rows, offline } = useRows(stores, year)
+
+  const figures = rows.map((row) => {
+    const today = row.buckets ? todayComparison(row.buckets, row.previous, now) : null
+    const monthSoFar = row.buckets
+      ? monthComparison(row.buckets, month, month === 1 ? row.previous : row.buckets, now)
+      : null
+    const quiet = row.buckets
+      ? quietStore({
+          history: [row.buckets, ...(row.previous ? [row.previous] : [])],
+          lastSaleAt: row.buckets.lastSaleAt ?? row.previous?.lastSaleAt ?? null,
+          now,
+          online: !offline,
+        })
+      : null
+    return { ...row, today, monthSoFar, quiet }
+  })
+  // Quiet stores first; otherwise the stores' own order.
+  const sorted = [...figures].sort((a, b) => Number(Boolean(b.quiet)) - Number(Boolean(a.quiet)))
+  const shown = figures.filter((row) => row.today && row.monthSoFar)
+  const total = {
+    todaySum: shown.reduce((sum, row) => sum + (row.today?.sum ?? 0), 0),
+    todayCount: shown.reduce((sum, row) => sum + (row.today?.count ?? 0), 0),
+    monthSum: shown.reduce((sum, row) => sum + (row.monthSoFar?.sum ?? 0), 0),
+  }
+  const oldest = Math.min(...figures.flatMap((row) => (row.fetchedAt === undefined ? [] : [row.fetchedAt])))
+
+  return (
+    <main className="stores">
+      {stores.map((store) => (
+        <KeepFetched key={store.id} storeId={store.id} year={year} />
+      ))}
+      <h1 className="stores-title">전체 매장</h1>
+      {offline && Number.isFinite(oldest) && (
+        <p className="offline-notice" role="status">
+          오프라인 · {dayAndTime(oldest)} 기준
+        </p>
+      )}
+      <section className="stores-total" aria-label="전체 매장 합계">
+        <p>
+          <span className="stores-label">오늘 합계</span>{' '}
+          <strong data-testid="total-today">{won(total.todaySum)}</strong> · {salesCount(total.todayCount)}
+        </p>
+        <p>
+          <span className="stores-label">{month}월 합계</span>{' '}
+          <strong data-testid="total-month">{won(total.monthSum)}</strong>
+        </p>
+      </section>
+      <ul className="stores-list" aria-label="매장별 오늘 매출">
+        {sorted.map((row) => (
+          <li key={row.store.id} className={row.quiet ? 'store-row is-quiet' : 'store-row'}>
+            <Link
+              to="/"
+              search={{ store: row.store.id }}
+              className="store-row-link"
+              data-testid={`store-row-${row.store.id}`}
+            >
+              <span className="store-row-name">
+                {row.store.images[0] ? (
+                  <img
+                    className="store-thumb"
+                    src={imageUrl(row.store.images[0])}
+                    alt=""
+                    width={32}
+                    height={32}
+                  />
+                ) : (
+                  <span className="store-thumb store-thumb-initial" aria-hidden="true">
+                    {row.store.name.slice(0, 1)}
+                  </span>
+                )}
+                <span>{row.store.name}</span>
+              </span>
+              {row.quiet && (
+                <span className="store-row-quiet" role="status">
+                  {quietStoreText(row.quiet)}
+                </span>
+              )}
+              {row.today && row.monthSoFar ? (
+                <span className="store-row-figures">
+                  <span>
+                    <span className="stores-label">오늘</span>{' '}
+                    <strong data-testid="store-today">{won(row.today.sum)}</strong> ·{' '}
+                    {salesCount(row.today.count)}{' '}
+                    <ChangeText ratio={row.today.change} against="평소 같은 시각보다" />
+                  </span>
+                  <span>
+                    <span className="stores-label">{month}월</span>{' '}
+                    <strong data-testid="store-month">{won(row.monthSoFar.sum)}</strong>{' '}
+                    <ChangeText ratio={row.monthSoFar.change} against="지난달 같은 기간보다" />
+                  </span>
+                  <span>
+                    <span className="stores-label">마지막 결제</span>{' '}
+                    {row.today.lastSaleAt === null ? '—' : timeOfDay(row.today.lastSaleAt)}
+                  </span>
+                </span>
+              ) : row.failed ? (
+                <span className="store-row-figures">이 매장의 매출을 불러오지 못했습니다</span>
+              ) : (
+                <span className="store-row-figures" aria-busy="true">
+                  {offline ? '이 기기에 저장된 매출이 없습니다' : '매출을 불러오는 중…'}
+                </span>
+              )}
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </main>
+  )
+}
