@@ -56,6 +56,8 @@ step('snapshots of the embedded database with the demo data')
 const snapshot = ownProcess('bench/snapshot.ts')
 step('importing 3,000,000 CSV rows into the embedded database (several minutes)')
 const csvImport = ownProcess('bench/import-memory.ts', '3000000')
+step('a snapshot of those 3,000,000 rows and its restore (several minutes)')
+const snapshotMemory = ownProcess('bench/snapshot-memory.ts', '3000000')
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'laundry-bench-'))
 const env = { CODE_REQUESTS_PER_PHONE_PER_HOUR: '100', CODE_REQUESTS_PER_IP_PER_HOUR: '100' }
@@ -141,6 +143,11 @@ rows.push([
   `${csvImport.seconds} s; ${csvImport.rssBeforeMb} MB resident with the database open, ${csvImport.peakRssMb} MB at the peak`,
   'target < 300 MB',
 ])
+rows.push([
+  `snapshot and restore, ${snapshotMemory.rows} imported rows`,
+  `folder ${snapshotMemory.folderMb} MB (log ${snapshotMemory.walMb} MB), snapshot ${snapshotMemory.snapshot.snapshotMb} MB in ${ms(snapshotMemory.snapshot.totalMs)}; resident ${snapshotMemory.snapshot.rssBeforeMb} → ${snapshotMemory.snapshot.peakMb} MB; restore in ${ms(snapshotMemory.restore.restoreMs)}, ${snapshotMemory.restore.rssBeforeMb} → ${snapshotMemory.restore.peakMb} MB; same rows: ${snapshotMemory.same}`,
+  'target: snapshot adds < 150 MB',
+])
 for (const [variant, result] of Object.entries(browser)) {
   rows.push([
     `${variant}: year switch, longest main-thread task`,
@@ -178,6 +185,7 @@ const results = {
   lighthouse,
   snapshot,
   csvImport,
+  snapshotMemory,
 }
 writeFileSync('bench/results.json', `${JSON.stringify(results, null, 2)}\n`)
 console.log(`\nwritten to bench/results.json in ${((Date.now() - started) / 1000).toFixed(0)} s`)

@@ -1,5 +1,5 @@
 // Takes snapshots of the embedded database holding the demo data (as `npm start` seeds it) and prints
-// one JSON line: the snapshot's size, how long the database answered nothing (CHECKPOINT and dump),
+// one JSON line: the snapshot's size, how long the database answered nothing (the CHECKPOINT and the copy),
 // the longest stall of the event loop, the longest wait of a query sent meanwhile, and until the file
 // was on disk. Median of three. `npm run bench` runs it.
 import { mkdtempSync, rmSync } from 'node:fs'

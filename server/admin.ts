@@ -164,8 +164,8 @@ async function main() {
   secureDataDir(config)
   const argv = process.argv.slice(2)
   if (argv[0] === 'restore') return restore(config, argv[1])
-  // Memory before speed (see openForCommand): an import of 3,000,000 rows peaks near 265 MB (the
-  // snapshot written after a command holds the whole embedded database in memory: README).
+  // Memory before speed (see openForCommand): an import of 3,000,000 rows peaks near 265 MB, and the
+  // snapshot written after it streams the database's files, adding a few tens of MB (README).
   const database = await openForCommand(databaseTarget(config))
   try {
     const code = await runAdmin(argv, { db: database.db, imageDir: config.imageDir, print: console.log })

@@ -1,9 +1,21 @@
-import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  createWriteStream,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { gunzipSync } from 'node:zlib'
+import { pipeline } from 'node:stream/promises'
+import { gunzipSync, gzipSync } from 'node:zlib'
 import { PGlite } from '@electric-sql/pglite'
 import { sql } from 'drizzle-orm'
+import { create as createTar } from 'tar'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { addStore, addUser, listAccounts } from '../../server/db/accounts.ts'
 import {
@@ -194,6 +206,108 @@ describe('snapshots of the embedded database', () => {
     await expect(openDatabase({ pgliteDir })).rejects.toThrow(/restore was interrupted/)
     expect(readdirSync(path.dirname(pgliteDir))).not.toContain('pglite')
   }, 60_000)
+
+  it('writes sent while a snapshot is copied wait for it: the copy holds whole transactions and restores', async () => {
+    const { dir, snapshotDir, database } = await newDatabase()
+    let open: Database | null = null
+    try {
+      const storeId = await addStore(database.db, { name: '역삼점' })
+      const insertBatch = () =>
+        database.db.execute(
+          sql`insert into usages (store_id, created_at, amount) select ${storeId}, now(), 1000 from generate_series(1, 1000)`,
+        )
+      await insertBatch()
+      // Batches of 1,000 rows keep coming, one after another, for as long as the snapshot runs. Each
+      // waits a turn of the event loop, as requests arriving over the network do (PGlite answers
+      // within microtasks: a loop of bare queries would never let the snapshot's file operations run).
+      let snapshotting = true
+      let batches = 1
+      const writer = (async () => {
+        while (snapshotting) {
+          await new Promise((resolve) => setImmediate(resolve))
+          await insertBatch()
+          batches++
+        }
+      })()
+      const { file } = await writeSnapshot(pglite(database), { dir: snapshotDir, kept: 3 }).finally(() => {
+        snapshotting = false
+      })
+      await writer
+      const restoredDir = path.join(dir, 'restored')
+      await restoreSnapshot(file, restoredDir)
+      open = await openDatabase({ pgliteDir: restoredDir })
+      const [row] = await queryRows<{ n: number }>(open.db, sql`select count(*)::int as n from usages`)
+      const rows = row?.n ?? -1
+      expect(rows % 1000).toBe(0)
+      expect(rows).toBeGreaterThanOrEqual(1000)
+      expect(rows).toBeLessThanOrEqual(batches * 1000)
+    } finally {
+      await open?.close()
+      await database.close()
+    }
+  }, 90_000)
+
+  it("restores a snapshot written by an earlier version (PGlite's own dump, gzipped), and reads a new one streamed", async () => {
+    const { dir, pgliteDir, snapshotDir, database } = await newDatabase()
+    let open: Database | null = database
+    try {
+      await addUser(database.db, { phone: '01011112222', name: '하나' })
+      await pglite(database).exec('CHECKPOINT')
+      const old = path.join(dir, 'pglite-20261101T000000000Z.tar.gz')
+      writeFileSync(
+        old,
+        gzipSync(new Uint8Array(await (await pglite(database).dumpDataDir('none')).arrayBuffer())),
+      )
+      await addUser(database.db, { phone: '01033334444', name: '둘' })
+      const { file } = await writeSnapshot(pglite(database), { dir: snapshotDir, kept: 3 })
+      await database.close()
+      open = null
+
+      await restoreSnapshot(old, pgliteDir)
+      open = await openDatabase({ pgliteDir })
+      expect(await phones(open)).toEqual(['01011112222'])
+      await open.close()
+      open = null
+
+      await restoreSnapshot(file, pgliteDir, new Date('2026-11-02T00:00:00Z'))
+      open = await openDatabase({ pgliteDir })
+      expect(await phones(open)).toEqual(['01011112222', '01033334444'])
+    } finally {
+      await open?.close()
+    }
+  }, 90_000)
+
+  it('a tar without a database folder, or a snapshot cut short, is refused and the database is left as it was', async () => {
+    const { dir, pgliteDir, snapshotDir, database } = await newDatabase()
+    await addUser(database.db, { phone: '01011112222', name: '하나' })
+    const { file } = await writeSnapshot(pglite(database), { dir: snapshotDir, kept: 3 })
+    await database.close()
+    // A well-formed tar.gz of some other folder: PGlite would make a new, empty database from it.
+    const other = path.join(dir, 'other')
+    mkdirSync(other)
+    writeFileSync(path.join(other, 'notes.txt'), 'hello')
+    const foreign = path.join(dir, 'foreign.tar.gz')
+    await pipeline(createTar({ cwd: other, gzip: true }, ['notes.txt']), createWriteStream(foreign))
+    await expect(restoreSnapshot(foreign, pgliteDir)).rejects.toThrow(
+      /is not a usable snapshot: .*PG_VERSION/,
+    )
+    // The first half of a real snapshot (gunzipped, so the cut is in the tar, not only in the gzip).
+    const tar = gunzipSync(readFileSync(file))
+    const truncated = path.join(dir, 'truncated.tar')
+    writeFileSync(truncated, tar.subarray(0, Math.floor(tar.length / 2)))
+    await expect(restoreSnapshot(truncated, pgliteDir)).rejects.toThrow(/is not a usable snapshot/)
+    const gzipTruncated = path.join(dir, 'truncated.tar.gz')
+    const gzipped = readFileSync(file)
+    writeFileSync(gzipTruncated, gzipped.subarray(0, Math.floor(gzipped.length / 2)))
+    await expect(restoreSnapshot(gzipTruncated, pgliteDir)).rejects.toThrow(/is not a usable snapshot/)
+    expect(readdirSync(dir).filter((name) => name.includes('restoring'))).toEqual([])
+    const again = await openDatabase({ pgliteDir })
+    try {
+      expect(await phones(again)).toEqual(['01011112222'])
+    } finally {
+      await again.close()
+    }
+  }, 90_000)
 
   it('a file that is not a snapshot is refused and the database is left as it was', async () => {
     const { dir, pgliteDir, database } = await newDatabase()
