@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
+import { runBenchScript } from './bench-child.ts'
 
 // The CSV import streams: memory must not grow with the file, and the whole process stays under
 // 300 MB resident, the embedded database included. bench/import-memory.ts imports 300,000 generated
@@ -9,22 +9,15 @@ import { describe, expect, it } from 'vitest'
 describe('importing a large CSV', () => {
   it('300,000 rows import in one go in bounded memory, the whole process counted', async () => {
     const rows = 300_000
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/import-memory.ts', String(rows)], {
-      env: {
-        ...process.env,
-        DATABASE_URL: process.env.TEST_DB === 'postgres' ? process.env.DATABASE_URL : '',
-      },
+    const result = await runBenchScript<{
+      database: string
+      imported: number
+      seconds: number
+      rssBeforeMb: number
+      peakRssMb: number
+    }>('bench/import-memory.ts', [String(rows)], {
+      DATABASE_URL: process.env.TEST_DB === 'postgres' ? process.env.DATABASE_URL : '',
     })
-    let output = ''
-    child.stdout.on('data', (chunk) => {
-      output += chunk
-    })
-    child.stderr.on('data', (chunk) => {
-      output += chunk
-    })
-    const code = await new Promise((resolve) => child.on('exit', resolve))
-    expect(code, output).toBe(0)
-    const result = JSON.parse(output.trim().split('\n').at(-1) ?? '{}')
     console.log(
       `import of ${rows} rows (${result.database}): ${result.seconds} s, resident memory ${result.rssBeforeMb} MB ` +
         `with the database open, ${result.peakRssMb} MB at the peak`,

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
+import { runBenchScript } from './bench-child.ts'
 
 // A snapshot streams the database's files and a restore streams them back: neither may hold the
 // database in memory. PGlite's own dump did (a snapshot of 200,000 rows added about 420 MB to the
@@ -10,19 +10,14 @@ import { describe, expect, it } from 'vitest'
 describe('snapshots of a large embedded database', () => {
   it('of 200,000 rows are written and restored in bounded memory, and restore the same rows', async () => {
     const rows = 200_000
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/snapshot-memory.ts', String(rows)], {
-      env: { ...process.env, DATABASE_URL: '' },
-    })
-    let output = ''
-    child.stdout.on('data', (chunk) => {
-      output += chunk
-    })
-    child.stderr.on('data', (chunk) => {
-      output += chunk
-    })
-    const code = await new Promise((resolve) => child.on('exit', resolve))
-    expect(code, output).toBe(0)
-    const result = JSON.parse(output.trim().split('\n').at(-1) ?? '{}')
+    type Step = { checksum: string; peakMb: number; rssBeforeMb: number; rows: number }
+    const result = await runBenchScript<{
+      folderMb: number
+      walMb: number
+      imported: number
+      snapshot: Step & { snapshotMb: number; totalMs: number }
+      restore: Step & { restoreMs: number }
+    }>('bench/snapshot-memory.ts', [String(rows)], { DATABASE_URL: '' })
     const { snapshot, restore } = result
     console.log(
       `${rows} rows: folder ${result.folderMb} MB (write-ahead log ${result.walMb} MB); snapshot ` +

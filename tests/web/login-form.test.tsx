@@ -22,6 +22,20 @@ beforeEach(() => {
   useStoreStore.setState({ store: null, stores: [] })
 })
 
+/**
+ * Renders the form, types a number and presses Enter; from the press on, time moves only when the test
+ * says so. Resolves once the countdown shows.
+ */
+async function requestCodeOnFakeTime() {
+  render(<LoginForm onSignedIn={() => {}} />)
+  await userEvent.setup().type(phoneField(), '01012345678')
+  vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval', 'Date'] })
+  fireEvent.submit(phoneField())
+  for (let i = 0; i < 50 && !requestButton().textContent?.includes(':'); i++) {
+    await act(() => vi.advanceTimersByTimeAsync(0))
+  }
+}
+
 function server(profileStores = stores, phoneAnswer: unknown = { expiresIn: 180 }) {
   return fakeServer({
     'PUT /api/v0/user/phone': () => json(200, phoneAnswer),
@@ -66,14 +80,7 @@ describe('the login form', () => {
 
   it('after a code is requested: countdown 03 : 00, phone disabled, code active, focus on the code 9 ms later', async () => {
     const fake = server()
-    render(<LoginForm onSignedIn={() => {}} />)
-    await userEvent.setup().type(phoneField(), '01012345678')
-    // From the press of Enter on, time moves only when the test says so.
-    vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval', 'Date'] })
-    fireEvent.submit(phoneField())
-    for (let i = 0; i < 50 && !requestButton().textContent?.includes(':'); i++) {
-      await act(() => vi.advanceTimersByTimeAsync(0))
-    }
+    await requestCodeOnFakeTime()
     expect(requestButton()).toHaveTextContent('03 : 00')
     expect(fake.calls[0]).toMatchObject({
       method: 'PUT',
@@ -99,13 +106,7 @@ describe('the login form', () => {
     [{ expiresIn: -5 }, '03 : 00'],
   ])('the countdown lasts as long as the server says the code lives: %j → %s', async (answer, label) => {
     server(stores, answer)
-    render(<LoginForm onSignedIn={() => {}} />)
-    await userEvent.setup().type(phoneField(), '01012345678')
-    vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval', 'Date'] })
-    fireEvent.submit(phoneField())
-    for (let i = 0; i < 50 && !requestButton().textContent?.includes(':'); i++) {
-      await act(() => vi.advanceTimersByTimeAsync(0))
-    }
+    await requestCodeOnFakeTime()
     expect(requestButton()).toHaveTextContent(label)
   })
 

@@ -1,7 +1,8 @@
 // The two summary boxes: each keeps its total as the headline and adds a line of counts, average sale
 // and the change against the comparable earlier period; the month box of the current month adds the
 // month-end estimate and today's line.
-import { changeText, salesCount, timeOfDay, won } from '../../lib/format.ts'
+import { Change } from '../../lib/change.tsx'
+import { salesCount, timeOfDay, won } from '../../lib/format.ts'
 
 export interface PeriodFigures {
   sum: number
@@ -20,28 +21,6 @@ export interface TodayFigures {
   usualSum: number | null
   change: number | null
   lastSaleAt: number | null
-}
-
-/** A change, to see and to hear: `▲ 12.3%` with `작년 같은 기간보다 12.3% 증가` for screen readers. */
-export function Change({
-  ratio,
-  against,
-  digits = 1,
-}: {
-  ratio: number | null
-  against: string
-  digits?: number
-}) {
-  const { sign, words } = changeText(ratio, digits)
-  const direction = ratio === null ? '' : ratio > 0 ? ' is-up' : ratio < 0 ? ' is-down' : ''
-  return (
-    <span className={`change${direction}`}>
-      <span aria-hidden="true">{sign}</span>
-      <span className="visually-hidden">
-        {against} {words}
-      </span>
-    </span>
-  )
 }
 
 function FiguresLine({ figures, against }: { figures: PeriodFigures; against: string }) {

@@ -10,9 +10,10 @@ import { useCallback, useSyncExternalStore } from 'react'
 import type { Store } from '../../../contract/api.ts'
 import { imageUrl } from '../../config.ts'
 import { OfflineError } from '../../lib/api.ts'
+import { Change } from '../../lib/change.tsx'
 import { monthComparison, todayComparison } from '../../lib/comparisons.ts'
 import { useDocumentTitle } from '../../lib/document-title.ts'
-import { changeText, dayAndTime, salesCount, timeOfDay, won } from '../../lib/format.ts'
+import { dayAndTime, salesCount, timeOfDay, won } from '../../lib/format.ts'
 import { useOnline } from '../../lib/online.ts'
 import { quietStore, quietStoreText } from '../../lib/quiet-store.ts'
 import { useStoreStore } from '../../lib/session-state.ts'
@@ -25,20 +26,6 @@ interface Row {
   previous: Buckets | undefined
   failed: boolean
   fetchedAt: number | undefined
-}
-
-/** A change to see (`▲ 12%`) and to hear (`12% 증가`). */
-function ChangeText({ ratio, against }: { ratio: number | null; against: string }) {
-  const { sign, words } = changeText(ratio, 0)
-  const direction = ratio === null ? '' : ratio > 0 ? ' is-up' : ratio < 0 ? ' is-down' : ''
-  return (
-    <span className={`change${direction}`}>
-      <span aria-hidden="true">{sign}</span>
-      <span className="visually-hidden">
-        {against} {words}
-      </span>
-    </span>
-  )
 }
 
 /**
@@ -180,12 +167,12 @@ export function StoresOverview() {
                     <span className="stores-label">오늘</span>{' '}
                     <strong data-testid="store-today">{won(row.today.sum)}</strong> ·{' '}
                     {salesCount(row.today.count)}{' '}
-                    <ChangeText ratio={row.today.change} against="평소 같은 시각보다" />
+                    <Change ratio={row.today.change} against="평소 같은 시각보다" digits={0} />
                   </span>
                   <span>
                     <span className="stores-label">{month}월</span>{' '}
                     <strong data-testid="store-month">{won(row.monthSoFar.sum)}</strong>{' '}
-                    <ChangeText ratio={row.monthSoFar.change} against="지난달 같은 기간보다" />
+                    <Change ratio={row.monthSoFar.change} against="지난달 같은 기간보다" digits={0} />
                   </span>
                   <span>
                     <span className="stores-label">마지막 결제</span>{' '}
