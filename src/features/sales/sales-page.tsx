@@ -15,6 +15,7 @@ import {
 } from '../../lib/comparisons.ts'
 import { compactNumber, dayAndTime, won } from '../../lib/format.ts'
 import { useOnline } from '../../lib/online.ts'
+import { quietStore, quietStoreText } from '../../lib/quiet-store.ts'
 import { useStoreStore } from '../../lib/session-state.ts'
 import { usageQuery } from '../../lib/usage.ts'
 import { type Buckets, daysInMonth } from '../../workers/buckets.ts'
@@ -88,6 +89,7 @@ export function SalesPage({
           {shown.offline ? '오프라인' : '새 매출을 불러오지 못했습니다'} · {dayAndTime(shown.fetchedAt)} 기준
         </p>
       )}
+      {shown.buckets && !shown.offline && <QuietNotice buckets={shown.buckets} previous={shown.previous} />}
       {shown.buckets ? (
         <Figures buckets={shown.buckets} previous={shown.previous} period={period} storeName={storeName} />
       ) : shown.unavailableOffline ? (
@@ -113,6 +115,23 @@ export function SalesPage({
       )}
     </main>
   )
+}
+
+/** The store has gone unusually quiet today (lib/quiet-store.ts): said above its figures, online only. */
+function QuietNotice({ buckets, previous }: { buckets: Buckets; previous: Buckets | undefined }) {
+  const now = new Date()
+  if (buckets.year !== now.getUTCFullYear()) return null
+  const quiet = quietStore({
+    history: previous ? [buckets, previous] : [buckets],
+    lastSaleAt: buckets.lastSaleAt ?? previous?.lastSaleAt ?? null,
+    now,
+    online: true,
+  })
+  return quiet ? (
+    <p className="quiet-notice" role="status">
+      {quietStoreText(quiet)}
+    </p>
+  ) : null
 }
 
 const future = (year: number, month: number, day: number, now: Date) =>
