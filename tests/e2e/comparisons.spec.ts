@@ -1,16 +1,6 @@
 import { readFile } from 'node:fs/promises'
-import type { APIRequestContext, BrowserContext } from '@playwright/test'
 import { expect, test } from './fixtures.ts'
-import { accessToken, figuresSettled, signIn, won } from './helpers.ts'
-
-/** The server's own records of a store and UTC year, straight from the API. */
-async function records(request: APIRequestContext, context: BrowserContext, storeId: number, year: number) {
-  const response = await request.get(`/api/v0/store/${storeId}/usage?year=${year}`, {
-    headers: { authorization: `Bearer ${await accessToken(context)}` },
-  })
-  expect(response.status()).toBe(200)
-  return ((await response.json()) as { usages: { createdAt: string; amount: number }[] }).usages
-}
+import { figuresSettled, serverRecords, signIn, won } from './helpers.ts'
 
 const count = new Intl.NumberFormat('ko-KR')
 
@@ -25,7 +15,7 @@ test("the year's and month's sales counts, average sales and the month's CSV equ
   const now = new Date()
   const year = now.getUTCFullYear()
   const month = now.getUTCMonth() + 1
-  const usages = await records(request, context, 1, year)
+  const usages = await serverRecords(request, context, 1, year)
   const sales = usages.filter(({ amount }) => amount > 0)
   const ofMonth = usages.filter(({ createdAt }) => new Date(createdAt).getUTCMonth() + 1 === month)
   const salesOfMonth = ofMonth.filter(({ amount }) => amount > 0)

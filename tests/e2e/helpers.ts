@@ -72,8 +72,8 @@ export interface ServerSums {
   months: number[]
 }
 
-/** The sums of the server's own records of a store and UTC year, straight from the API. */
-export async function serverSums(
+/** The server's own records of a store and UTC year, straight from the API. */
+export async function serverRecords(
   request: APIRequestContext,
   context: BrowserContext,
   storeId: number,
@@ -83,9 +83,18 @@ export async function serverSums(
     headers: { authorization: `Bearer ${await accessToken(context)}` },
   })
   expect(response.status()).toBe(200)
-  const { usages } = (await response.json()) as { usages: { createdAt: string; amount: number }[] }
+  return ((await response.json()) as { usages: { createdAt: string; amount: number }[] }).usages
+}
+
+/** The sums of the server's own records of a store and UTC year. */
+export async function serverSums(
+  request: APIRequestContext,
+  context: BrowserContext,
+  storeId: number,
+  year: number,
+) {
   const months = Array<number>(12).fill(0)
-  for (const { createdAt, amount } of usages) {
+  for (const { createdAt, amount } of await serverRecords(request, context, storeId, year)) {
     const month = new Date(createdAt).getUTCMonth()
     months[month] = (months[month] ?? 0) + amount
   }
