@@ -24,20 +24,29 @@ export const usageKeys = {
 
 /** At most this many usage answers are fetched at once (the stores overview asks for every store). */
 export const usageFetchesAtOnce = 3
-let running = 0
-const waiting: (() => void)[] = []
 
-/** Runs `task` when fewer than `usageFetchesAtOnce` others run, in the order asked. */
-async function inTurn<T>(task: () => Promise<T>): Promise<T> {
-  if (running >= usageFetchesAtOnce) await new Promise<void>((resolve) => waiting.push(resolve))
-  running += 1
-  try {
-    return await task()
-  } finally {
-    running -= 1
-    waiting.shift()?.()
+/**
+ * A limiter: the function it returns runs a task when fewer than `atOnce` of its tasks run, in the
+ * order asked. A finishing task hands its place straight to the next waiting one, so a task asked for
+ * in between can never slip in ahead of it and make one too many.
+ */
+export function inTurns(atOnce: number) {
+  let running = 0
+  const waiting: (() => void)[] = []
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (running < atOnce) running += 1
+    else await new Promise<void>((resolve) => waiting.push(resolve))
+    try {
+      return await task()
+    } finally {
+      const next = waiting.shift()
+      if (next) next()
+      else running -= 1
+    }
   }
 }
+
+const inTurn = inTurns(usageFetchesAtOnce)
 
 /**
  * A store's sales of one year, as buckets. The answer's bytes go straight to the bucketing worker:

@@ -1,7 +1,7 @@
 import { QueryClient } from '@tanstack/react-query'
 import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
-import { type Usage, usageFetchesAtOnce, usageKeys, usageQuery } from '../../src/lib/usage.ts'
+import { inTurns, type Usage, usageFetchesAtOnce, usageKeys, usageQuery } from '../../src/lib/usage.ts'
 import { type Call, fakeServer, json } from './fake-server.ts'
 
 const answer = (etag: string, usages: unknown[]) =>
@@ -88,5 +88,33 @@ describe('usage fetches', () => {
     }
     expect((await all).map((usage) => usage.buckets.total)).toEqual([0, 0, 0, 0, 0, 0, 0])
     expect(most).toBe(usageFetchesAtOnce)
+  })
+
+  it('a finishing fetch hands its place to the next waiting one: one asked for in between waits too', async () => {
+    const inTurn = inTurns(1)
+    let open = 0
+    let most = 0
+    const task = (done: Promise<void>) => async () => {
+      open += 1
+      most = Math.max(most, open)
+      await done
+      open -= 1
+    }
+    let finishFirst = () => {}
+    const first = new Promise<void>((resolve) => {
+      finishFirst = resolve
+    })
+    const runs = [inTurn(task(first)), inTurn(task(Promise.resolve()))]
+    // New fetches asked for at every step (microtask) of the first one's finishing: one of them comes
+    // after it has left and before the waiting one has resumed.
+    const askAfter = (steps: number): void =>
+      queueMicrotask(() =>
+        steps === 0 ? void runs.push(inTurn(task(Promise.resolve()))) : askAfter(steps - 1),
+      )
+    for (let steps = 0; steps < 12; steps += 1) askAfter(steps)
+    finishFirst()
+    while (runs.length < 14) await new Promise((resolve) => setTimeout(resolve, 1))
+    await Promise.all(runs)
+    expect(most).toBe(1)
   })
 })
