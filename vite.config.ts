@@ -48,6 +48,15 @@ const isSignedInLoader = (id: string) => isSignedInSplit(id) || modulePath(id) =
 /** The stores overview's route: what it shares with the sales screen stays in `signed-in`; what only it loads is its own. */
 const storesRoute = sourceFile('src/routes/_authed/stores.tsx')
 const isStoresSplit = (id: string) => /[?&]tsr-split/.test(id) && modulePath(id) === storesRoute
+/** Code the sales screen imports on demand, which only ever runs once `signed-in` has loaded. */
+const onDemandBySignedIn = [
+  sourceFile('src/workers/bucket-records.ts'),
+  sourceFile('src/features/sales/export-csv.ts'),
+]
+/** Vite's preload helper, which every page's start needs (Rolldown's runtime keeps a file of its own). */
+const isPreloadHelper = (id: string) => /^\0vite\/preload-helper/.test(id)
+/** The buckets module (their shape and calendar helpers): the sales screen, the overview and the code above share it. */
+const buckets = sourceFile('src/workers/buckets.ts')
 
 /** This app's modules that every page needs at start, kept in the `app` chunk with the libraries. */
 const startSourceNames = [
@@ -159,6 +168,7 @@ export default defineConfig(({ mode }) => ({
       'signed-in': [
         { what: "the signed-in routes' split chunks", test: isSignedInSplit },
         { what: 'src/lib/query-client.ts', test: (id) => id === queryClient },
+        { what: 'src/workers/buckets.ts', test: (id) => id === buckets },
       ],
       app: [
         ...startSources.map((file, i) => ({
@@ -166,6 +176,7 @@ export default defineConfig(({ mode }) => ({
           test: (id: string) => id === file,
         })),
         { what: 'the start-up libraries', test: (id: string) => startLibraries.test(id) },
+        { what: "Vite's preload helper", test: isPreloadHelper },
       ],
     }),
     // Compressed once at build, as hard as gzip and brotli go: the server sends these files as they are
@@ -223,12 +234,17 @@ export default defineConfig(({ mode }) => ({
           groups: [
             {
               // What the signed-in screens load, in one file: their route chunks always load together.
-              name: onlyLoadedBy(isSignedInLoader, 'signed-in', isStoresSplit),
+              name: onlyLoadedBy(
+                isSignedInLoader,
+                'signed-in',
+                (id) => isStoresSplit(id) || onDemandBySignedIn.includes(id),
+              ),
             },
             {
               // What every page needs at start, in one file rather than many small ones.
               name: 'app',
-              test: (id: string) => startLibraries.test(id) || startSources.includes(id),
+              test: (id: string) =>
+                startLibraries.test(id) || startSources.includes(id) || isPreloadHelper(id),
             },
           ],
         },

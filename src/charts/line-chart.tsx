@@ -1,8 +1,7 @@
-// A line chart on uPlot: created once, then fed new data (setData) and new widths (setSize). Behind it,
-// for screen readers and keyboards, the same figures as a table.
-import { useEffect, useId, useMemo, useRef, useState } from 'react'
+// A line chart on uPlot: made when its options change (a new width is new options), fed new data in
+// place (setData). Behind it, for screen readers and keyboards, the same figures as a table.
+import { type RefObject, useEffect, useId, useMemo, useRef, useState } from 'react'
 import uPlot from 'uplot'
-import UplotReact from 'uplot-react'
 import 'uplot/dist/uPlot.min.css'
 import { tooltipPlugin } from './tooltip.ts'
 
@@ -56,6 +55,33 @@ function useWidth() {
   return { ref, width }
 }
 
+/**
+ * The uPlot chart drawn in `target`: made when `options` change and destroyed with them, and fed new
+ * `data` in place. Nothing is drawn while `options` is null (the width is not known yet).
+ */
+function usePlot(
+  target: RefObject<HTMLDivElement | null>,
+  options: uPlot.Options | null,
+  data: uPlot.AlignedData,
+) {
+  const plot = useRef<uPlot | null>(null)
+  const latestData = useRef(data)
+  latestData.current = data
+  useEffect(() => {
+    if (!options || !target.current) return
+    const made = new uPlot(options, latestData.current, target.current)
+    plot.current = made
+    return () => {
+      made.destroy()
+      plot.current = null
+    }
+  }, [target, options])
+  useEffect(() => {
+    // A chart just made already shows these data.
+    if (plot.current && plot.current.data !== data) plot.current.setData(data)
+  }, [data])
+}
+
 const none = '—'
 const countText = (count: number | null | undefined) =>
   count == null ? none : `${count.toLocaleString('ko-KR')}건`
@@ -79,81 +105,84 @@ export function LineChart({
   latest.current = { labels, values, counts, comparison, formatValue }
   const hasComparison = comparison !== undefined
 
-  const options = useMemo<uPlot.Options>(
-    () => ({
-      width,
-      height,
-      padding: [margin.top, width < narrowWidth ? narrowRightMargin : margin.right, margin.bottom, 0],
-      legend: { show: false },
-      cursor: { points: { size: 8 }, drag: { x: false, y: false } },
-      scales: {
-        x: { time: false },
-        // Sales start at zero, as in a stacked linear scale.
-        y: { range: (_u, _min, max) => [0, max != null && max > 0 ? max * 1.15 : 10_000] },
-      },
-      axes: [
-        {
-          label: xLegend,
-          labelSize: 16,
-          labelGap: 0,
-          size: 30,
-          space: 28,
-          // Whole points only: a day or a month, never half of one.
-          incrs: [1, 2, 3, 5, 7, 10, 15],
-          values: (_u, splits) => splits.map((index) => latest.current.labels[index] ?? ''),
-          grid: { show: false },
-        },
-        {
-          label: yLegend,
-          labelSize: 16,
-          size: margin.left,
-          values: (_u, splits) => splits.map((value) => formatTick(value)),
-          grid: { stroke: '#eef1f4' },
-        },
-      ],
-      series: [
-        {},
-        {
-          label: title,
-          stroke: '#1f8fe5',
-          width: 2,
-          fill: 'rgba(77, 184, 255, 0.12)',
-          paths: uPlot.paths.spline?.(),
-          points: { show: false },
-        },
-        ...(hasComparison
-          ? [
+  const options = useMemo<uPlot.Options | null>(
+    () =>
+      width > 0
+        ? {
+            width,
+            height,
+            padding: [margin.top, width < narrowWidth ? narrowRightMargin : margin.right, margin.bottom, 0],
+            legend: { show: false },
+            cursor: { points: { size: 8 }, drag: { x: false, y: false } },
+            scales: {
+              x: { time: false },
+              // Sales start at zero, as in a stacked linear scale.
+              y: { range: (_u, _min, max) => [0, max != null && max > 0 ? max * 1.15 : 10_000] },
+            },
+            axes: [
               {
-                label: 'comparison',
-                stroke: '#9aa5b1',
-                width: 1.5,
-                dash: [4, 4],
+                label: xLegend,
+                labelSize: 16,
+                labelGap: 0,
+                size: 30,
+                space: 28,
+                // Whole points only: a day or a month, never half of one.
+                incrs: [1, 2, 3, 5, 7, 10, 15],
+                values: (_u, splits) => splits.map((index) => latest.current.labels[index] ?? ''),
+                grid: { show: false },
+              },
+              {
+                label: yLegend,
+                labelSize: 16,
+                size: margin.left,
+                values: (_u, splits) => splits.map((value) => formatTick(value)),
+                grid: { stroke: '#eef1f4' },
+              },
+            ],
+            series: [
+              {},
+              {
+                label: title,
+                stroke: '#1f8fe5',
+                width: 2,
+                fill: 'rgba(77, 184, 255, 0.12)',
                 paths: uPlot.paths.spline?.(),
                 points: { show: false },
               },
-            ]
-          : []),
-      ],
-      plugins: [
-        tooltipPlugin((index) => {
-          const {
-            labels: current,
-            values: amounts,
-            counts: sales,
-            comparison: other,
-            formatValue: format,
-          } = latest.current
-          const amount = amounts[index]
-          const parts = [`${current[index] ?? ''} ${amount == null ? none : format(amount)}`]
-          if (sales && amount != null) parts.push(countText(sales[index]))
-          if (other) {
-            const value = other.values[index]
-            parts.push(`${other.label} ${value == null ? none : format(value)}`)
+              ...(hasComparison
+                ? [
+                    {
+                      label: 'comparison',
+                      stroke: '#9aa5b1',
+                      width: 1.5,
+                      dash: [4, 4],
+                      paths: uPlot.paths.spline?.(),
+                      points: { show: false },
+                    },
+                  ]
+                : []),
+            ],
+            plugins: [
+              tooltipPlugin((index) => {
+                const {
+                  labels: current,
+                  values: amounts,
+                  counts: sales,
+                  comparison: other,
+                  formatValue: format,
+                } = latest.current
+                const amount = amounts[index]
+                const parts = [`${current[index] ?? ''} ${amount == null ? none : format(amount)}`]
+                if (sales && amount != null) parts.push(countText(sales[index]))
+                if (other) {
+                  const value = other.values[index]
+                  parts.push(`${other.label} ${value == null ? none : format(value)}`)
+                }
+                return parts.join(' · ')
+              }),
+            ],
           }
-          return parts.join(' · ')
-        }),
-      ],
-    }),
+        : null,
     [width, title, xLegend, yLegend, formatTick, hasComparison],
   )
 
@@ -168,6 +197,7 @@ export function LineChart({
   // The caption names the figure. An id must be one token without spaces (aria-labelledby reads a
   // space-separated list of ids), and unique on the page: a generated one, never the title.
   const captionId = useId()
+  usePlot(ref, options, data)
 
   return (
     <figure className="chart" aria-labelledby={captionId}>
@@ -180,9 +210,7 @@ export function LineChart({
           <span className="chart-key chart-key-comparison">{comparison.label}</span>
         </p>
       )}
-      <div ref={ref} className="chart-plot" aria-hidden="true">
-        {width > 0 && <UplotReact options={options} data={data} />}
-      </div>
+      <div ref={ref} className="chart-plot" aria-hidden="true" />
       {/* Hidden by a wrapper: a table grows to fit its rows whatever height it is given, so hidden itself
           it would still lengthen the page by its full height. */}
       <div className="visually-hidden">

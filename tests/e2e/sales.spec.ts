@@ -128,6 +128,18 @@ test('the charts are 200 px high and show a tooltip 14 px from the cursor', asyn
   const tip = await tooltip.boundingBox()
   expect(tip?.x).toBeCloseTo(box.x + Math.round(box.width * 0.3) + 14, -0.5)
   expect(tip?.y).toBeCloseTo(box.y + 40 + 14, -0.5)
+
+  // A narrower window and another year: each chart is made anew at the new width, never twice.
+  await page.setViewportSize({ width: 360, height: 800 })
+  await navigatorLabel(page).click()
+  await page.getByRole('button', { name: '이전 해' }).click()
+  await page.getByRole('button', { name: '3월', exact: true }).click()
+  await figuresSettled(page)
+  await expect(plots).toHaveCount(2)
+  for (const plot of await page.locator('.chart-plot').all()) {
+    const [frame, canvas] = await Promise.all([plot.boundingBox(), plot.locator('canvas').boundingBox()])
+    expect(canvas?.width).toBeCloseTo(frame?.width ?? 0, -1)
+  }
 })
 
 test('a keyboard opens and closes the store list and the month picker, and focus comes back', async ({
