@@ -11,10 +11,9 @@ export function Change({
   against: string
   digits?: number
 }) {
-  const { sign, words } = changeText(ratio, digits)
-  const direction = ratio === null ? '' : ratio > 0 ? ' is-up' : ratio < 0 ? ' is-down' : ''
+  const { sign, words, trend } = changeText(ratio, digits)
   return (
-    <span className={`change${direction}`}>
+    <span className={trend ? `change is-${trend}` : 'change'}>
       <span aria-hidden="true">{sign}</span>
       <span className="visually-hidden">
         {against} {words}

@@ -25,14 +25,18 @@ export const timeOfDay = (time: number) => clock.format(time)
 
 /**
  * A change as a ratio (0.123: 12.3 % more) in signs and in words: `▲ 12.3%` to see, and
- * `12.3% 증가` for screen readers (colour and arrows are never the only signal). Null: `—`, no data.
+ * `12.3% 증가` for screen readers (colour and arrows are never the only signal), with its direction as
+ * shown (a change that rounds to nothing has none). Null: `—`, no data.
  */
-export function changeText(ratio: number | null, digits = 1): { sign: string; words: string } {
+export function changeText(
+  ratio: number | null,
+  digits = 1,
+): { sign: string; words: string; trend?: 'up' | 'down' } {
   if (ratio === null || !Number.isFinite(ratio)) return { sign: '—', words: '비교할 자료 없음' }
   const percent = `${Math.abs(ratio * 100).toFixed(digits)}%`
   if (Math.abs(ratio * 100) < 0.5 * 10 ** -digits)
     return { sign: `0${digits ? `.${'0'.repeat(digits)}` : ''}%`, words: '변동 없음' }
   return ratio > 0
-    ? { sign: `▲ ${percent}`, words: `${percent} 증가` }
-    : { sign: `▼ ${percent}`, words: `${percent} 감소` }
+    ? { sign: `▲ ${percent}`, words: `${percent} 증가`, trend: 'up' }
+    : { sign: `▼ ${percent}`, words: `${percent} 감소`, trend: 'down' }
 }

@@ -1,5 +1,5 @@
 import { QueryClientProvider } from '@tanstack/react-query'
-import { createFileRoute, Outlet, useMatch } from '@tanstack/react-router'
+import { createFileRoute, Link, Outlet, useMatch } from '@tanstack/react-router'
 import { LogoutButton } from '../features/auth/logout-button.tsx'
 import { StoreSwitcher } from '../features/stores/store-switcher.tsx'
 import { Footer } from './-footer.tsx'
@@ -31,7 +31,15 @@ function SignedInLayout() {
           <source media="(max-width: 479px)" srcSet="/favicon.svg" width={32} height={32} />
           <img src="/logo.svg" alt="Logo" lang="en" width={148} height={32} />
         </picture>
-        <LogoutButton />
+        <div className="header-actions">
+          {/* On a phone every store at a glance is one tap away (elsewhere it heads the store list). */}
+          <Link to="/stores" className="header-stores" aria-label="전체 매장" title="전체 매장">
+            <svg viewBox="0 0 16 16" width="18" height="18" aria-hidden="true">
+              <path d="M1 1h6v6H1zM9 1h6v6H9zM1 9h6v6H1zM9 9h6v6H9z" fill="currentColor" />
+            </svg>
+          </Link>
+          <LogoutButton />
+        </div>
       </header>
       <ProblemNotice />
       <QueryClientProvider client={queryClient}>

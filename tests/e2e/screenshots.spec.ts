@@ -21,13 +21,17 @@ for (const width of [360, 1280]) {
       return document.documentElement.scrollHeight - Math.max(window.innerHeight, footer + window.scrollY)
     })
     expect(below).toBeLessThan(1)
-    const [store, logo, logout] = await Promise.all(
-      ['.store-current', '.app-logo', '.logout-button'].map((selector) =>
+    const [store, logo, actions] = await Promise.all(
+      ['.store-current', '.app-logo', '.header-actions'].map((selector) =>
         page.locator(selector).boundingBox(),
       ),
     )
-    if (!store || !logo || !logout) throw new Error('header parts missing')
+    if (!store || !logo || !actions) throw new Error('header parts missing')
     expect(store.x + store.width).toBeLessThanOrEqual(logo.x)
-    expect(logo.x + logo.width).toBeLessThanOrEqual(logout.x)
+    expect(logo.x + logo.width).toBeLessThanOrEqual(actions.x)
+    // On a phone the header links every store at a glance; elsewhere the store list's first item does.
+    const allStores = page.locator('header').getByRole('link', { name: '전체 매장' })
+    if (width < 720) await expect(allStores).toBeVisible()
+    else await expect(allStores).toBeHidden()
   })
 }

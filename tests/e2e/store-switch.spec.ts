@@ -157,3 +157,21 @@ test("offline, switching to a store with nothing kept shows it is not available,
   const underOtherName = (await shown()).filter(({ name, total }) => name !== stores.first && total !== '')
   expect(underOtherName).toEqual([])
 })
+
+test("on a phone the header's 전체 매장 opens every store at a glance, and a row brings the sales back", async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 360, height: 800 })
+  await signIn(page)
+  await figuresSettled(page)
+  await page.locator('header').getByRole('link', { name: '전체 매장' }).click()
+  await expect(page).toHaveURL(/\/stores$/)
+  await expect(page.getByRole('heading', { level: 1, name: '전체 매장' })).toBeVisible()
+  await expect(page.locator('header').getByRole('link', { name: '전체 매장' })).toHaveAttribute(
+    'aria-current',
+    'page',
+  )
+  await page.getByTestId('store-row-3').click()
+  await expect(page.getByRole('button', { name: `매장: ${stores.third} (매장 바꾸기)` })).toBeVisible()
+  await figuresSettled(page)
+})
