@@ -1,0 +1,180 @@
+// What an owner feels on a slow line with a cheap phone, in Chromium against the real server: the
+// network and the CPU throttled through the DevTools protocol (Network.emulateNetworkConditions,
+// Emulation.setCPUThrottlingRate), a new browser context per run, three runs per profile:
+//
+// - first visit: from navigation until the phone field is on screen and enabled;
+// - sign-in: from pressing Login until both totals are on screen;
+// - repeat visit: a new page in the same context (service worker installed, figures kept), from
+//   navigation until both totals are on screen.
+//
+// `node --import tsx bench/throttled.ts` runs it alone for both builds; `npm run bench` runs it first.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { type Browser, type BrowserContext, chromium, type Page } from '@playwright/test'
+import { type RunningServer, runServer } from '../scripts/run-server.ts'
+import { chromeArgs, chromePath } from '../tests/e2e/browser.ts'
+
+export interface NetworkProfile {
+  name: string
+  /** Round trip added to every request, ms. */
+  latencyMs: number
+  downloadKbps: number
+  uploadKbps: number
+}
+
+/** The two profiles the figures are reported for (DevTools' names, the issue's numbers). */
+export const profiles: NetworkProfile[] = [
+  { name: 'Slow 4G', latencyMs: 150, downloadKbps: 1600, uploadKbps: 750 },
+  { name: '3G', latencyMs: 400, downloadKbps: 400, uploadKbps: 400 },
+]
+export const cpuSlowdown = 4
+export const runsPerProfile = 3
+
+export interface ThrottledRun {
+  firstVisitMs: number
+  signInMs: number
+  repeatVisitMs: number
+}
+
+/** What the page records as it goes, in performance.now() ms (from its navigation). */
+declare global {
+  interface Window {
+    benchMarks?: { phoneUsable?: number; totalsShown?: number }
+  }
+}
+
+// A string, not a function: a function would be serialized with the helpers the TypeScript loader adds.
+const watcher = `(() => {
+  const marks = (window.benchMarks = {})
+  const look = () => {
+    const phone = document.querySelector('input[type="tel"]')
+    if (marks.phoneUsable === undefined && phone && !phone.disabled) marks.phoneUsable = performance.now()
+    if (marks.totalsShown === undefined && document.querySelector('[data-testid="year-total"]') &&
+        document.querySelector('[data-testid="month-total"]')) marks.totalsShown = performance.now()
+    requestAnimationFrame(look)
+  }
+  requestAnimationFrame(look)
+})()`
+
+async function throttledPage(context: BrowserContext, profile: NetworkProfile): Promise<Page> {
+  const page = await context.newPage()
+  page.on('dialog', (dialog) => void dialog.accept())
+  const cdp = await context.newCDPSession(page)
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: cpuSlowdown })
+  await cdp.send('Network.enable')
+  await cdp.send('Network.emulateNetworkConditions', {
+    offline: false,
+    latency: profile.latencyMs,
+    downloadThroughput: (profile.downloadKbps * 1000) / 8,
+    uploadThroughput: (profile.uploadKbps * 1000) / 8,
+  })
+  await page.addInitScript(watcher)
+  return page
+}
+
+const mark = (page: Page, name: 'phoneUsable' | 'totalsShown') =>
+  page
+    .waitForFunction((key) => window.benchMarks?.[key], name, { timeout: 120_000, polling: 50 })
+    .then((handle) => handle.jsonValue() as Promise<number>)
+
+async function oneRun(
+  browser: Browser,
+  server: RunningServer,
+  phone: string,
+  profile: NetworkProfile,
+): Promise<ThrottledRun> {
+  const context = await browser.newContext({
+    baseURL: server.url,
+    viewport: { width: 360, height: 800 },
+    locale: 'ko-KR',
+    timezoneId: 'Asia/Seoul',
+  })
+  try {
+    const page = await throttledPage(context, profile)
+    await page.goto('/login', { waitUntil: 'commit' })
+    const firstVisitMs = await mark(page, 'phoneUsable')
+
+    await page.getByLabel('휴대폰 번호').fill(phone)
+    const sent = server.output().length
+    await page.getByRole('button', { name: 'get verification code' }).click()
+    await page.getByLabel('인증번호').fill(await server.smsCode(phone, sent))
+    const pressedAt = await page.evaluate(() => performance.now())
+    await page.getByRole('button', { name: 'Login' }).click()
+    const signInMs = (await mark(page, 'totalsShown')) - pressedAt
+
+    // The service worker in control and the figures kept, as on the owner's next visit.
+    await page.evaluate(async () => {
+      await navigator.serviceWorker.ready
+    })
+    await page.waitForFunction(
+      () => (localStorage.getItem('laundry-sales-cache') ?? '').includes('"usage"'),
+      null,
+      {
+        timeout: 120_000,
+      },
+    )
+    await page.close()
+    const again = await throttledPage(context, profile)
+    await again.goto('/', { waitUntil: 'commit' })
+    const repeatVisitMs = await mark(again, 'totalsShown')
+    return { firstVisitMs, signInMs, repeatVisitMs }
+  } finally {
+    await context.close()
+  }
+}
+
+export type ThrottledFigures = Record<string, ThrottledRun[]>
+
+/** Every profile, `runsPerProfile` runs each, for the build the server serves. */
+export async function benchThrottled(server: RunningServer, phone: string): Promise<ThrottledFigures> {
+  const browser = await chromium.launch({ executablePath: chromePath, args: chromeArgs })
+  try {
+    const figures: ThrottledFigures = {}
+    for (const profile of profiles) {
+      const runs: ThrottledRun[] = []
+      for (let run = 0; run < runsPerProfile; run++) runs.push(await oneRun(browser, server, phone, profile))
+      figures[profile.name] = runs
+    }
+    return figures
+  } finally {
+    await browser.close()
+  }
+}
+
+/** `3.21–3.30 s`: the range of one figure over the runs. */
+export const range = (runs: ThrottledRun[], figure: keyof ThrottledRun) => {
+  const values = runs.map((run) => run[figure]).sort((a, b) => a - b)
+  const s = (ms: number) => (ms / 1000).toFixed(2)
+  return `${s(values[0] ?? 0)}–${s(values.at(-1) ?? 0)} s`
+}
+
+/** The sign-in limits of a bench server: every run asks for a code. */
+export const benchServerEnv = {
+  CODE_REQUESTS_PER_PHONE_PER_HOUR: '100',
+  CODE_REQUESTS_PER_PHONE_PER_DAY: '101',
+  CODE_REQUESTS_PER_PHONE_PER_CLIENT_PER_DAY: '100',
+  CODE_REQUESTS_PER_IP_PER_HOUR: '100',
+  SIGN_ATTEMPTS_PER_IP_PER_HOUR: '100',
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'laundry-throttled-'))
+  try {
+    for (const webDir of process.argv.slice(2).length ? process.argv.slice(2) : ['dist', 'dist-preact']) {
+      const server = await runServer({ dataDir, webDir: path.resolve(webDir), env: benchServerEnv })
+      try {
+        const figures = await benchThrottled(server, '01012345678')
+        for (const [profile, runs] of Object.entries(figures)) {
+          console.log(
+            `${webDir} ${profile}: first visit ${range(runs, 'firstVisitMs')}, sign-in ${range(runs, 'signInMs')}, repeat visit ${range(runs, 'repeatVisitMs')}`,
+          )
+        }
+      } finally {
+        await server.stop()
+      }
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
