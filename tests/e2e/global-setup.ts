@@ -1,7 +1,7 @@
 // Starts the real server (PGlite in a fresh temporary directory, demo data and one e2e-only account,
 // console SMS) on a free port, serving the built app, and stops it after the run. Tests find it through
-// E2E_BASE_URL and read sign-in codes from its output in E2E_SERVER_LOG. It serves a copy of the build (E2E_WEB_DIR),
-// into which a test can deploy a new version.
+// E2E_BASE_URL and read sign-in codes from its output in E2E_SERVER_LOG. It serves a copy of the build
+// (E2E_WEB_DIR), into which a test can deploy a new version.
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
