@@ -1,11 +1,12 @@
-// Starts the real server (PGlite in a fresh temporary directory, demo data, console SMS) on a free
-// port, serving the built app, and stops it after the run. Tests find it through E2E_BASE_URL and
-// read sign-in codes from its output in E2E_SERVER_LOG. It serves a copy of the build (E2E_WEB_DIR),
-// into which a test can deploy a new version.
+// Starts the real server (PGlite in a fresh temporary directory, demo data and one e2e-only account,
+// console SMS) on a free port, serving the built app, and stops it after the run. Tests find it through
+// E2E_BASE_URL and read sign-in codes from its output in E2E_SERVER_LOG. It serves a copy of the build
+// (E2E_WEB_DIR), into which a test can deploy a new version.
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { runServer } from '../../scripts/run-server.ts'
+import { addQuietStoreAccount } from './quiet-stores-data.ts'
 
 export default async function globalSetup() {
   const builtDir = path.resolve(process.env.E2E_BUILD_DIR ?? 'dist')
@@ -15,6 +16,9 @@ export default async function globalSetup() {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'laundry-e2e-'))
   const webDir = path.join(dataDir, 'web')
   cpSync(builtDir, webDir, { recursive: true })
+  // The demo seed first (it runs on a database without users only), then the e2e-only account; the
+  // server then finds users and seeds nothing more.
+  await addQuietStoreAccount(dataDir, new Date())
   const server = await runServer({
     dataDir,
     webDir,

@@ -8,6 +8,13 @@ import { expect } from './fixtures.ts'
 export const owner = '01012345678'
 export const staff = '01022223333'
 export const noStores = '01000000000'
+/**
+ * Not a demo account: e2e only (global-setup.ts, quiet-stores-data.ts). The owner of two unattended
+ * stores selling a cycle every minute around the clock, one of which stopped 2 hours before the run.
+ */
+export const quietOwner = '01044445555'
+export const quietOwnerName = '윤무인'
+export const quietStoreNames = { normal: '정상 24시 빨래방', quiet: '멈춘 24시 빨래방' } as const
 
 const serverLog = () => {
   const file = process.env.E2E_SERVER_LOG

@@ -1,14 +1,30 @@
+import type { Page } from '@playwright/test'
 import { expect, test } from './fixtures.ts'
-import { figuresSettled, serverSums, signIn, won } from './helpers.ts'
+import { figuresSettled, persisted, serverSums, serviceWorkerReady, signIn, won } from './helpers.ts'
+import { overSpan, overviewRow, pageNow, shownRow, storeRecords } from './reference.ts'
 
 // The stores overview (/stores) as the demo owner of three stores, against the server's own records.
-test('every store at a glance: the month so far of each equals the server records, and a row opens its sales', async ({
+
+const demoStores = [1, 2, 3]
+const offlineNotice = /^오프라인 · \d{1,2}월 \d{1,2}일 \d\d:\d\d 기준$/
+
+/** Every store's figures shown, and both years of each (this one's and the previous) fetched and kept. */
+async function overviewLoaded(page: Page, year: number) {
+  await expect(page.getByTestId('store-today')).toHaveCount(demoStores.length)
+  for (const storeId of demoStores) {
+    await persisted(page, storeId, year)
+    await persisted(page, storeId, year - 1)
+  }
+}
+
+test('every store at a glance: each column equals the server records, and a row opens its sales', async ({
   page,
   context,
   request,
 }) => {
   await signIn(page)
   await figuresSettled(page)
+  const from = await pageNow(page)
   // From the store switcher's list.
   await page.getByRole('button', { name: /매장 바꾸기/ }).click()
   await page.getByRole('link', { name: '전체 매장' }).click()
@@ -16,10 +32,11 @@ test('every store at a glance: the month so far of each equals the server record
   await expect(page.getByRole('heading', { level: 1, name: '전체 매장' })).toBeVisible()
   await expect(page).toHaveTitle('전체 매장 · 빨래방 매출')
 
-  const now = new Date()
+  const now = new Date(from)
   const month = now.getUTCMonth()
+  await overviewLoaded(page, now.getUTCFullYear())
   let total = 0
-  for (const storeId of [1, 2, 3]) {
+  for (const storeId of demoStores) {
     const sums = await serverSums(request, context, storeId, now.getUTCFullYear())
     total += sums.months[month] ?? 0
     await expect(page.getByTestId(`store-row-${storeId}`).getByTestId('store-month')).toHaveText(
@@ -27,14 +44,102 @@ test('every store at a glance: the month so far of each equals the server record
     )
   }
   await expect(page.getByTestId('total-month')).toHaveText(won(total))
+
+  // Today's sum, count and change, the month's change and the last sale: as the page rendered them at
+  // some moment since it opened, so one of what the records say at each second of that span (an hour
+  // or a day may turn within it).
+  for (const storeId of demoStores) {
+    const records = await storeRecords(request, context, storeId, from)
+    const shown = await shownRow(page, storeId)
+    const to = await pageNow(page)
+    expect(overSpan(from, to, (at) => overviewRow(records, at))).toContainEqual(shown)
+  }
+
   await page.screenshot({ path: 'test-results/screenshots/stores-1280.png', fullPage: true })
   await page.setViewportSize({ width: 360, height: 800 })
   await page.screenshot({ path: 'test-results/screenshots/stores-360.png', fullPage: true })
 
-  // Rows are links reached with Tab, named by what they show; choosing one opens that store's sales.
+  // Choosing a row opens that store's sales.
   const second = page.getByTestId('store-row-2')
   await expect(second).toHaveAccessibleName(/뽀송 코인세탁 선릉점/)
   await second.click()
   await expect(page.getByRole('button', { name: /매장: 뽀송 코인세탁 선릉점/ })).toBeVisible()
   await figuresSettled(page)
+})
+
+test('keyboard: Tab reaches every row in order, each named by what it shows, and Enter opens that store', async ({
+  page,
+}) => {
+  await signIn(page)
+  await figuresSettled(page)
+  await page.goto('/stores')
+  await overviewLoaded(page, new Date(await pageNow(page)).getUTCFullYear())
+  const links = page.getByRole('list', { name: '매장별 오늘 매출' }).getByRole('link')
+  await expect(links).toHaveCount(demoStores.length)
+  // In the order shown (a store gone quiet comes first).
+  const rows: { id: string; name: string }[] = []
+  for (const link of await links.all()) {
+    rows.push({
+      id: (await link.getAttribute('data-testid')) ?? '',
+      name: (await link.locator('.store-row-name').textContent()) ?? '',
+    })
+  }
+
+  for (let presses = 0; presses < 30; presses++) {
+    await page.keyboard.press('Tab')
+    const focused = await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))
+    if (focused?.startsWith('store-row-')) break
+  }
+  for (const [index, { id, name }] of rows.entries()) {
+    if (index > 0) await page.keyboard.press('Tab')
+    const link = page.getByTestId(id)
+    await expect(link).toBeFocused()
+    // The store's name, then what the row says in words (the arrows are hidden from screen readers).
+    const change = String.raw`(\d+% (증가|감소)|변동 없음|비교할 자료 없음)`
+    await expect(link).toHaveAccessibleName(
+      new RegExp(
+        `^${name} (\\d+시간째 결제 없음 · 평소 이 시간 약 \\d+건 )?오늘 [\\d,]+원 · [\\d,]+건 평소 같은 시각보다 ${change} ` +
+          `\\d{1,2}월 [\\d,]+원 지난달 같은 기간보다 ${change} 마지막 결제 (\\d\\d:\\d\\d|—)$`,
+      ),
+    )
+  }
+  const last = rows.at(-1)
+  await page.keyboard.press('Enter')
+  await expect(page).toHaveURL(new RegExp(`[?&]store=${last?.id.replace('store-row-', '')}(&|$)`))
+  await expect(page.getByRole('button', { name: `매장: ${last?.name} (매장 바꾸기)` })).toBeVisible()
+  await figuresSettled(page)
+})
+
+test('offline, the overview shows every store from the figures kept on the device, with the offline notice', async ({
+  page,
+  context,
+}) => {
+  await signIn(page)
+  await figuresSettled(page)
+  await page.goto('/stores')
+  await overviewLoaded(page, new Date(await pageNow(page)).getUTCFullYear())
+  await serviceWorkerReady(page)
+  await expect(page.getByText(offlineNotice)).toBeHidden()
+  // Sums, counts and last sales; the changes against the usual move with the clock.
+  const figures = async () => {
+    const rows = []
+    for (const storeId of demoStores) {
+      const { today, todayCount, month, lastSale } = await shownRow(page, storeId)
+      rows.push({ storeId, today, todayCount, month, lastSale })
+    }
+    return {
+      rows,
+      today: await page.getByTestId('total-today').textContent(),
+      month: await page.getByTestId('total-month').textContent(),
+    }
+  }
+  const online = await figures()
+
+  await context.setOffline(true)
+  await page.reload()
+  await expect(page).toHaveURL(/\/stores$/)
+  await expect(page.getByText(offlineNotice)).toBeVisible()
+  await expect(page.getByTestId('store-today')).toHaveCount(demoStores.length)
+  expect(await figures()).toEqual(online)
+  await page.screenshot({ path: 'test-results/screenshots/stores-offline.png', fullPage: true })
 })

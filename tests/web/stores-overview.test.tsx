@@ -1,0 +1,88 @@
+// The stores overview (/stores) in the app's real route tree, with the API faked at the network edge:
+// one store whose figures cannot be fetched shows its own error in its row; the others keep theirs.
+import { QueryClient } from '@tanstack/react-query'
+import { createMemoryHistory, createRouter, RouterProvider } from '@tanstack/react-router'
+import { render, screen, within } from '@testing-library/react'
+import Cookies from 'js-cookie'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { sessionView, useStoreStore, useUserStore } from '../../src/lib/session-state.ts'
+import { routeTree } from '../../src/routeTree.gen.ts'
+import { fakeServer, json } from './fake-server.ts'
+
+const stores = [
+  { id: 1, name: '역삼점', images: [] },
+  { id: 2, name: '선릉점', images: [] },
+  { id: 3, name: '대치점', images: [] },
+]
+const user = { id: 1, name: '김사장', phone: '01012345678', image: null }
+
+function signedIn() {
+  Cookies.set('accessToken', 'a1', { path: '/' })
+  Cookies.set('refreshToken', 'r1', { path: '/' })
+  useUserStore.setState({ user, isLoggedIn: true })
+  useStoreStore.setState({ store: stores[0], stores })
+}
+
+function startAt(address: string) {
+  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } })
+  const router = createRouter({
+    routeTree,
+    history: createMemoryHistory({ initialEntries: [address] }),
+    context: { session: sessionView, queryClient: async () => queryClient },
+  })
+  render(<RouterProvider router={router} />)
+  return { router, queryClient }
+}
+
+/** A sale at the start of today (UTC): within "today up to now" at any time of day. */
+const todaysSale = (amount: number) => {
+  const now = new Date()
+  const startOfToday = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())
+  return json(200, { usages: [{ createdAt: new Date(startOfToday).toISOString(), amount }] })
+}
+
+const row = (storeId: number) => screen.getByTestId(`store-row-${storeId}`)
+const failedText = '이 매장의 매출을 불러오지 못했습니다'
+
+beforeEach(() => {
+  vi.spyOn(console, 'error').mockImplementation(() => {})
+  signedIn()
+})
+
+describe('the stores overview, one store failing', () => {
+  it('a server error for one store: that row says so, the other rows show their figures', async () => {
+    const server = fakeServer({
+      'GET /api/v0/store/1/usage': () => todaysSale(12_000),
+      'GET /api/v0/store/2/usage': () => json(500, { message: '서버 오류' }),
+      'GET /api/v0/store/3/usage': () => todaysSale(3_500),
+    })
+    startAt('/stores')
+    await vi.waitFor(() => expect(within(row(2)).getByText(failedText)).toBeInTheDocument())
+    await vi.waitFor(() => expect(within(row(1)).getByTestId('store-today')).toHaveTextContent('12,000원'))
+    expect(within(row(3)).getByTestId('store-today')).toHaveTextContent('3,500원')
+    expect(within(row(1)).queryByText(failedText)).not.toBeInTheDocument()
+    expect(within(row(3)).queryByText(failedText)).not.toBeInTheDocument()
+    expect(within(row(2)).queryByTestId('store-today')).not.toBeInTheDocument()
+    // The failed store is the one left out of the total; nothing claims to be offline.
+    expect(screen.getByTestId('total-today')).toHaveTextContent('15,500원')
+    expect(screen.queryByText(/^오프라인 ·/)).not.toBeInTheDocument()
+    expect(server.count('GET /api/v0/store/2/usage')).toBeGreaterThan(0)
+  })
+
+  it('no answer at all for one store (its request fails on the network): the other rows stay', async () => {
+    fakeServer({
+      'GET /api/v0/store/1/usage': () => todaysSale(12_000),
+      'GET /api/v0/store/2/usage': () => Promise.reject(new TypeError('Failed to fetch')),
+      'GET /api/v0/store/3/usage': () => todaysSale(3_500),
+    })
+    startAt('/stores')
+    await vi.waitFor(() => expect(within(row(3)).getByTestId('store-today')).toHaveTextContent('3,500원'))
+    // No answer is taken for "offline": that row says it has nothing kept for that store on this device.
+    await vi.waitFor(() =>
+      expect(within(row(2)).getByText('이 기기에 저장된 매출이 없습니다')).toBeInTheDocument(),
+    )
+    expect(within(row(1)).getByTestId('store-today')).toHaveTextContent('12,000원')
+    expect(within(row(2)).queryByTestId('store-today')).not.toBeInTheDocument()
+    expect(screen.getByTestId('total-today')).toHaveTextContent('15,500원')
+  })
+})
