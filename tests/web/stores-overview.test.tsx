@@ -5,6 +5,7 @@ import { createMemoryHistory, createRouter, RouterProvider } from '@tanstack/rea
 import { render, screen, within } from '@testing-library/react'
 import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { dayAndTime } from '../../src/lib/format.ts'
 import { sessionView, useStoreStore, useUserStore } from '../../src/lib/session-state.ts'
 import { routeTree } from '../../src/routeTree.gen.ts'
 import { fakeServer, json } from './fake-server.ts'
@@ -77,12 +78,48 @@ describe('the stores overview, one store failing', () => {
     })
     startAt('/stores')
     await vi.waitFor(() => expect(within(row(3)).getByTestId('store-today')).toHaveTextContent('3,500원'))
-    // No answer is taken for "offline": that row says it has nothing kept for that store on this device.
+    // The others answered, so the device is not offline: only that row says its store did not answer,
+    // and it does not claim to be loading.
     await vi.waitFor(() =>
-      expect(within(row(2)).getByText('이 기기에 저장된 매출이 없습니다')).toBeInTheDocument(),
+      expect(within(row(2)).getByText('연결되지 않아 불러오지 못했습니다')).toBeInTheDocument(),
     )
+    expect(row(2).querySelector('[aria-busy="true"]')).toBeNull()
+    expect(screen.queryByText(/^오프라인 ·/)).not.toBeInTheDocument()
     expect(within(row(1)).getByTestId('store-today')).toHaveTextContent('12,000원')
     expect(within(row(2)).queryByTestId('store-today')).not.toBeInTheDocument()
     expect(screen.getByTestId('total-today')).toHaveTextContent('15,500원')
+  })
+
+  it('kept figures of a store that did not answer show in its row with the time they are from', async () => {
+    fakeServer({
+      'GET /api/v0/store/1/usage': () => todaysSale(12_000),
+      'GET /api/v0/store/2/usage': () => Promise.reject(new TypeError('Failed to fetch')),
+      'GET /api/v0/store/3/usage': () => todaysSale(3_500),
+    })
+    const { queryClient } = startAt('/stores')
+    const now = new Date()
+    const year = now.getUTCFullYear()
+    // Store 2's figures as kept from an earlier visit.
+    const { bucketUsage } = await import('../../src/workers/bucket-records.ts')
+    const startOfToday = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())
+    const bytes = new TextEncoder().encode(
+      JSON.stringify({ usages: [{ createdAt: new Date(startOfToday).toISOString(), amount: 7_000 }] }),
+    )
+    queryClient.setQueryData(
+      ['usage', 2, year],
+      { buckets: bucketUsage(bytes.buffer, year), etag: 'W/"k"' },
+      {
+        updatedAt: Date.UTC(2026, 10, 20, 14, 5),
+      },
+    )
+    await queryClient.refetchQueries()
+    await vi.waitFor(() =>
+      expect(
+        within(row(2)).getByText(`연결 안 됨 · ${dayAndTime(Date.UTC(2026, 10, 20, 14, 5))} 기준`),
+      ).toBeInTheDocument(),
+    )
+    expect(within(row(2)).getByTestId('store-today')).toHaveTextContent('7,000원')
+    expect(screen.getByTestId('total-today')).toHaveTextContent('22,500원')
+    expect(screen.queryByText(/^오프라인 ·/)).not.toBeInTheDocument()
   })
 })

@@ -25,6 +25,8 @@ interface Row {
   buckets: Buckets | undefined
   previous: Buckets | undefined
   failed: boolean
+  /** Its latest fetch got no answer (or the device is offline): its figures, if any, are the kept ones. */
+  unanswered: boolean
   fetchedAt: number | undefined
 }
 
@@ -57,24 +59,28 @@ function useCacheChanges(client: QueryClient) {
   useSyncExternalStore(subscribe, snapshot)
 }
 
+/**
+ * The rows, and whether the device is offline: as it says, or as every store's fetch getting no answer
+ * shows. One store not answering while others do is that store's trouble, said in its own row.
+ */
 function useRows(stores: Store[], year: number): { rows: Row[]; offline: boolean } {
   const online = useOnline()
   const client = useQueryClient()
   useCacheChanges(client)
-  const states = stores.map((store) => client.getQueryState<Usage>(usageKeys.year(store.id, year)))
-  const offline = !online || states.some((state) => state?.fetchFailureReason instanceof OfflineError)
-  const rows = stores.map((store, index) => {
-    const state = states[index]
+  const rows = stores.map((store) => {
+    const state = client.getQueryState<Usage>(usageKeys.year(store.id, year))
     const buckets = state?.data?.buckets
+    const unanswered = !online || state?.fetchFailureReason instanceof OfflineError
     return {
       store,
       buckets,
       previous: client.getQueryData<Usage>(usageKeys.year(store.id, year - 1))?.buckets,
-      failed: !buckets && state?.status === 'error' && !offline,
+      failed: !buckets && state?.status === 'error' && !unanswered,
+      unanswered,
       fetchedAt: buckets ? state?.dataUpdatedAt : undefined,
     }
   })
-  return { rows, offline }
+  return { rows, offline: !online || (rows.length > 0 && rows.every((row) => row.unanswered)) }
 }
 
 export function StoresOverview() {
@@ -95,7 +101,8 @@ export function StoresOverview() {
           history: [row.buckets, ...(row.previous ? [row.previous] : [])],
           lastSaleAt: row.buckets.lastSaleAt ?? row.previous?.lastSaleAt ?? null,
           now,
-          online: !offline,
+          // Figures that may be out of date say nothing about a store being quiet now.
+          online: !row.unanswered,
         })
       : null
     return { ...row, today, monthSoFar, quiet }
@@ -156,6 +163,9 @@ export function StoresOverview() {
                 )}
                 <span>{row.store.name}</span>
               </span>
+              {row.unanswered && !offline && row.fetchedAt !== undefined && (
+                <span className="store-row-note">연결 안 됨 · {dayAndTime(row.fetchedAt)} 기준</span>
+              )}
               {row.quiet && (
                 <span className="store-row-quiet" role="status">
                   {quietStoreText(row.quiet)}
@@ -181,9 +191,13 @@ export function StoresOverview() {
                 </span>
               ) : row.failed ? (
                 <span className="store-row-figures">이 매장의 매출을 불러오지 못했습니다</span>
+              ) : row.unanswered ? (
+                <span className="store-row-figures">
+                  {offline ? '이 기기에 저장된 매출이 없습니다' : '연결되지 않아 불러오지 못했습니다'}
+                </span>
               ) : (
                 <span className="store-row-figures" aria-busy="true">
-                  {offline ? '이 기기에 저장된 매출이 없습니다' : '매출을 불러오는 중…'}
+                  매출을 불러오는 중…
                 </span>
               )}
             </Link>
