@@ -9,6 +9,7 @@ import { runServer } from '../scripts/run-server.ts'
 import { benchApi, signInByApi, timedRequests, usageAnswered, warmUpRequests } from './api.ts'
 import { benchBrowser, lighthouseScore } from './browser.ts'
 import { benchBucketing } from './bucketing.ts'
+import { benchServerEnv, benchThrottled, cpuSlowdown, range, type ThrottledFigures } from './throttled.ts'
 
 const owner = '01012345678'
 const builds = { react: 'dist', preact: 'dist-preact' } as const
@@ -60,11 +61,12 @@ step('a snapshot of those 3,000,000 rows and its restore (several minutes)')
 const snapshotMemory = ownProcess('bench/snapshot-memory.ts', '3000000')
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'laundry-bench-'))
-const env = { CODE_REQUESTS_PER_PHONE_PER_HOUR: '100', CODE_REQUESTS_PER_IP_PER_HOUR: '100' }
+const env = benchServerEnv
 const lastYear = new Date().getUTCFullYear() - 1
 let api: Awaited<ReturnType<typeof benchApi>> | undefined
 const browser: Record<string, Awaited<ReturnType<typeof benchBrowser>>> = {}
 const lighthouse: Record<string, Awaited<ReturnType<typeof lighthouseScore>>> = {}
+const throttled: Record<string, ThrottledFigures> = {}
 try {
   for (const [variant, webDir] of Object.entries(builds)) {
     step(`starting the server with the ${variant} build (PGlite, demo data)`)
@@ -80,6 +82,10 @@ try {
       }
       step(`measuring the ${variant} app in Chromium`)
       browser[variant] = await benchBrowser(server, owner)
+      step(
+        `what an owner feels on slow lines, ${variant} (Slow 4G and 3G, CPU ${cpuSlowdown}x slower, 3 runs each)`,
+      )
+      throttled[variant] = await benchThrottled(server, owner)
       step(`running Lighthouse on /login five times (${variant})`)
       lighthouse[variant] = await lighthouseScore(`${server.url}/login`)
     } finally {
@@ -93,6 +99,26 @@ try {
 const kB = (n: number) => `${(n / 1000).toFixed(1)} kB`
 const ms = (n: number) => `${n.toFixed(n < 10 ? 2 : 0)} ms`
 const rows: [string, string, string][] = []
+// What users feel first: the throttled figures head the table.
+const throttledTargets: Record<string, Record<string, string>> = {
+  'Slow 4G': { signInMs: 'target <= 2.0 s' },
+  '3G': { firstVisitMs: 'target <= 3.0 s', signInMs: 'target <= 5.0 s', repeatVisitMs: 'target <= 0.5 s' },
+}
+for (const [variant, profiles] of Object.entries(throttled)) {
+  for (const [profile, runs] of Object.entries(profiles)) {
+    for (const [figure, name] of [
+      ['firstVisitMs', 'first visit until the phone field is usable'],
+      ['signInMs', 'sign-in until both totals'],
+      ['repeatVisitMs', 'repeat visit (service worker) until both totals'],
+    ] as const) {
+      rows.push([
+        `${variant} ${profile}, CPU ${cpuSlowdown}x: ${name}`,
+        range(runs, figure),
+        throttledTargets[profile]?.[figure] ?? '',
+      ])
+    }
+  }
+}
 for (const [variant, routes] of Object.entries(bytes)) {
   for (const [route, size] of Object.entries(routes)) {
     const limit = budget.gzipJsBytes[builds[variant as keyof typeof builds]]?.[route]
@@ -182,6 +208,7 @@ const results = {
   bucketing,
   api: a,
   browser,
+  throttled,
   lighthouse,
   snapshot,
   csvImport,

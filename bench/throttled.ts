@@ -7,7 +7,8 @@
 // - repeat visit: a new page in the same context (service worker installed, figures kept), from
 //   navigation until both totals are on screen.
 //
-// `node --import tsx bench/throttled.ts` runs it alone for both builds; `npm run bench` runs it first.
+// `node --import tsx bench/throttled.ts [build dirs]` runs it alone (both builds by default; BENCH_PROFILES=3G
+// for one profile); `npm run bench` runs it first.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -131,7 +132,8 @@ export async function benchThrottled(server: RunningServer, phone: string): Prom
   const browser = await chromium.launch({ executablePath: chromePath, args: chromeArgs })
   try {
     const figures: ThrottledFigures = {}
-    for (const profile of profiles) {
+    const only = process.env.BENCH_PROFILES?.split(',')
+    for (const profile of profiles.filter(({ name }) => !only || only.includes(name))) {
       const runs: ThrottledRun[] = []
       for (let run = 0; run < runsPerProfile; run++) runs.push(await oneRun(browser, server, phone, profile))
       figures[profile.name] = runs
