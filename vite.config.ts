@@ -67,6 +67,7 @@ const startSourceNames = [
   'src/lib/tokens.ts',
   'src/lib/page.ts',
   'src/lib/problem.ts',
+  'src/lib/kept-totals.ts',
 ]
 const startSources = startSourceNames.map(sourceFile)
 const startLibraries =
@@ -162,6 +163,40 @@ function preloadLoginScreen(): Plugin {
   }
 }
 
+/** The script that paints the totals last shown on a repeat visit: an entry of its own (see below). */
+const paintKeptTotals = sourceFile('src/paint-kept-totals.ts')
+
+/**
+ * Loads the kept totals' painter from index.html as a script of its own, async, so that it runs as soon
+ * as it arrives, whatever the app's code is doing. (A module script written into index.html would be
+ * bundled with the app's entry and wait for all of it.) It must import nothing.
+ */
+function loadKeptTotalsPainter(): Plugin {
+  return {
+    name: 'load-kept-totals-painter',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler(_html, { bundle }) {
+        const painter = Object.values(bundle ?? {}).find(
+          (output): output is Rolldown.OutputChunk =>
+            output.type === 'chunk' && output.isEntry && output.facadeModuleId === paintKeptTotals,
+        )
+        if (!painter) throw new Error('vite.config.ts: the kept totals painter was not built')
+        if (painter.imports.length > 0 || painter.dynamicImports.length > 0)
+          throw new Error(`vite.config.ts: the kept totals painter imports ${painter.imports.join(', ')}`)
+        return [
+          {
+            tag: 'script',
+            attrs: { src: `/${painter.fileName}` },
+            injectTo: 'body' as const,
+          },
+        ]
+      },
+    },
+  }
+}
+
 /**
  * `vite build --mode preact` builds the same app on Preact: react and react-dom resolve to
  * preact/compat (the code uses no React-only API), into dist-preact/.
@@ -198,6 +233,7 @@ export default defineConfig(({ mode }) => ({
     }),
     react(),
     preloadLoginScreen(),
+    loadKeptTotalsPainter(),
     checkChunkRules({
       'signed-in': [
         { what: "the signed-in routes' split chunks", test: isSignedInSplit },
@@ -262,6 +298,7 @@ export default defineConfig(({ mode }) => ({
     // Every browser this app supports has modulepreload; the polyfill would be dead weight.
     modulePreload: { polyfill: false },
     rolldownOptions: {
+      input: { index: sourceFile('index.html'), 'paint-kept-totals': paintKeptTotals },
       output: {
         codeSplitting: {
           includeDependenciesRecursively: false,

@@ -110,6 +110,7 @@ for (const [variant, profiles] of Object.entries(throttled)) {
       ['firstVisitMs', 'first visit until the phone field is usable'],
       ['signInMs', 'sign-in until both totals'],
       ['repeatVisitMs', 'repeat visit (service worker) until both totals'],
+      ['repeatVisitAppMs', "repeat visit until the app's screen shows them"],
     ] as const) {
       rows.push([
         `${variant} ${profile}, CPU ${cpuSlowdown}x: ${name}`,

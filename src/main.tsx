@@ -30,6 +30,13 @@ declare module '@tanstack/react-router' {
 
 startSessionLife(() => void router.navigate({ to: '/', replace: true }))
 
+// The totals src/paint-kept-totals.ts painted before this code ran give way to the first screen
+// rendered, which shows the same figures from the device (or another screen altogether).
+const stopWatching = router.subscribe('onRendered', () => {
+  document.querySelector('.kept-totals')?.remove()
+  stopWatching()
+})
+
 const root = document.getElementById('root')
 if (!root) throw new Error('index.html has no #root element')
 createRoot(root).render(

@@ -5,6 +5,7 @@
 import { create } from 'zustand'
 import { persist } from 'zustand/middleware'
 import type { ProfileAnswer, Store, User } from '../../contract/api.ts'
+import { forgetTotals } from './kept-totals.ts'
 import { clearProblem } from './problem.ts'
 import { isSessionCurrent, removeTokens } from './tokens.ts'
 
@@ -109,6 +110,8 @@ export async function wipeDevice() {
   useStoreStore.setState({ store: null, stores: [] })
   useUserStore.persist.clearStorage()
   useStoreStore.persist.clearStorage()
+  forgetTotals()
+  document.querySelector('.kept-totals')?.remove()
   clearProblem()
   // Loaded lazily: the login screen, which can end a session too, does not carry the query client.
   const { queryClient, persister, restored } = await import('./query-client.ts')

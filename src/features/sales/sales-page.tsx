@@ -14,6 +14,7 @@ import {
   yearComparison,
 } from '../../lib/comparisons.ts'
 import { compactNumber, dayAndTime, won } from '../../lib/format.ts'
+import { keepTotals } from '../../lib/kept-totals.ts'
 import { useOnline } from '../../lib/online.ts'
 import { quietStore, quietStoreText } from '../../lib/quiet-store.ts'
 import { useStoreStore } from '../../lib/session-state.ts'
@@ -80,6 +81,25 @@ export function SalesPage({
 }) {
   const shown = useShownBuckets(storeId, period)
   const storeName = useStoreStore((state) => state.stores.find((store) => store.id === storeId)?.name)
+  // The totals shown, kept for the next visit to paint at once (lib/kept-totals.ts).
+  const { year, month } = period
+  const yearTotal = shown.buckets?.total
+  const monthTotal = shown.buckets?.months[month - 1]
+  const { fetchedAt } = shown
+  useEffect(() => {
+    if (yearTotal === undefined || monthTotal === undefined || fetchedAt === undefined || !storeName) return
+    keepTotals({
+      storeId,
+      year,
+      month,
+      storeName,
+      yearLabel: `${year}년 매출`,
+      yearTotal: won(yearTotal),
+      monthLabel: `${month}월 매출`,
+      monthTotal: won(monthTotal),
+      asOf: `${dayAndTime(fetchedAt)} 기준`,
+    })
+  }, [storeId, year, month, storeName, yearTotal, monthTotal, fetchedAt])
   return (
     <main className="sales">
       <SalesHeading storeName={storeName} period={period} />

@@ -1,0 +1,72 @@
+// On a repeat visit to the sales screen, paints the two totals it last showed at once, marked as being
+// refreshed: on a slow phone the app's code takes about a second to arrive from the service worker's
+// cache and run, and the owner wants the figure, not a blank page. index.html loads this as a script
+// of its own (async: it waits for nothing); main.tsx removes what it painted as soon as the router has
+// rendered the first screen, which then shows the same figures from the device, and fresher ones next.
+//
+// It paints only what the screen about to open would show: the sales screen (`/`), someone signed in
+// (the refresh token's cookie), the store and period of the address or, without them, the remembered
+// store and this month. It imports nothing, so it is one small file.
+import type { KeptTotals } from './lib/kept-totals.ts'
+
+// Loaded as a classic script (it runs while the page is parsed, before the app's modules): all of it
+// inside one function, so that nothing lands on `window`.
+;(() => {
+  /** lib/kept-totals.ts's keptTotalsKey (a unit test checks that they agree). */
+  const keptTotalsKey = 'laundry-kept-totals'
+
+  function read<T>(key: string): T | null {
+    try {
+      return JSON.parse(localStorage.getItem(key) ?? 'null') as T | null
+    } catch {
+      return null
+    }
+  }
+
+  /** The store, year and month the sales screen will open with. */
+  function selection() {
+    const params = new URLSearchParams(location.search)
+    const today = new Date()
+    const remembered = read<{ state?: { store?: { id?: number } | null } }>('store-store')?.state?.store?.id
+    return {
+      storeId: params.has('store') ? Number(params.get('store')) : remembered,
+      year: params.has('year') ? Number(params.get('year')) : today.getFullYear(),
+      month: params.has('month') ? Number(params.get('month')) : today.getMonth() + 1,
+    }
+  }
+
+  function element(tag: string, className: string, text?: string) {
+    const made = document.createElement(tag)
+    made.className = className
+    if (text !== undefined) made.textContent = text
+    return made
+  }
+
+  function paintKeptTotals() {
+    const kept = read<KeptTotals>(keptTotalsKey)
+    const signedIn = document.cookie.split('; ').some((cookie) => cookie.startsWith('refreshToken='))
+    if (!kept || !signedIn || location.pathname !== '/' || document.querySelector('.kept-totals')) return
+    const { storeId, year, month } = selection()
+    if (storeId !== kept.storeId || year !== kept.year || month !== kept.month) return
+
+    const section = element('section', 'kept-totals')
+    section.setAttribute('aria-label', `${kept.storeName} 매출`)
+    section.setAttribute('aria-busy', 'true')
+    section.append(element('p', 'kept-totals-store', kept.storeName))
+    const summary = element('div', 'summary')
+    for (const [label, total] of [
+      [kept.yearLabel, kept.yearTotal],
+      [kept.monthLabel, kept.monthTotal],
+    ] as const) {
+      const box = element('div', 'summary-box')
+      box.append(element('h2', '', label), element('p', 'summary-total', total))
+      summary.append(box)
+    }
+    const note = element('p', 'kept-totals-note', `새로 고치는 중 · ${kept.asOf}`)
+    note.setAttribute('role', 'status')
+    section.append(summary, note)
+    document.getElementById('root')?.before(section)
+  }
+
+  paintKeptTotals()
+})()

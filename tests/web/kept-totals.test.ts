@@ -1,0 +1,70 @@
+import Cookies from 'js-cookie'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { type KeptTotals, keepTotals, keptTotalsKey } from '../../src/lib/kept-totals.ts'
+import { wipeDevice } from '../../src/lib/session-state.ts'
+
+const today = new Date()
+const kept: KeptTotals = {
+  storeId: 2,
+  year: today.getFullYear(),
+  month: today.getMonth() + 1,
+  storeName: '선릉점 <b>',
+  yearLabel: `${today.getFullYear()}년 매출`,
+  yearTotal: '319,099,000원',
+  monthLabel: `${today.getMonth() + 1}월 매출`,
+  monthTotal: '22,071,000원',
+  asOf: '11월 24일 23:05 기준',
+}
+
+/** Loads the painter as index.html does, on a fresh page at `address`. */
+async function openPage(address: string) {
+  document.body.innerHTML = '<header class="shell-header"></header><div id="root"></div>'
+  window.history.replaceState(null, '', address)
+  vi.resetModules()
+  await import('../../src/paint-kept-totals.ts')
+  return document.querySelector<HTMLElement>('.kept-totals')
+}
+
+beforeEach(() => {
+  localStorage.clear()
+  Cookies.set('refreshToken', 'r1', { path: '/' })
+  localStorage.setItem('store-store', JSON.stringify({ state: { store: { id: 2 } }, version: 1 }))
+  keepTotals(kept)
+})
+
+describe('the totals last shown, painted before the app runs', () => {
+  it('paint on the sales screen of the remembered store and this month, marked as being refreshed', async () => {
+    const painted = await openPage('/')
+    expect(painted?.textContent).toBe(
+      `선릉점 <b>${kept.yearLabel}319,099,000원${kept.monthLabel}22,071,000원새로 고치는 중 · 11월 24일 23:05 기준`,
+    )
+    expect(painted?.getAttribute('aria-busy')).toBe('true')
+    // Text, never markup: a store's name is the server's.
+    expect(painted?.querySelector('b')).toBeNull()
+    // Before the app's root, which waits behind them.
+    expect(painted?.nextElementSibling?.id).toBe('root')
+  })
+
+  it("paint for the address's store and period when they are the kept ones", async () => {
+    expect(await openPage(`/?store=2&year=${kept.year}&month=${kept.month}`)).not.toBeNull()
+  })
+
+  it('paint nothing for another store, another period, another screen, or no one signed in', async () => {
+    expect(await openPage('/?store=1')).toBeNull()
+    expect(await openPage(`/?year=${kept.year - 1}&month=${kept.month}`)).toBeNull()
+    expect(await openPage('/stores')).toBeNull()
+    expect(await openPage('/login')).toBeNull()
+    Cookies.remove('refreshToken', { path: '/' })
+    expect(await openPage('/')).toBeNull()
+  })
+
+  it('are kept only while someone is signed in, and a wipe of the device forgets them', async () => {
+    expect(localStorage.getItem(keptTotalsKey)).not.toBeNull()
+    await openPage('/')
+    await wipeDevice()
+    expect(localStorage.getItem(keptTotalsKey)).toBeNull()
+    expect(document.querySelector('.kept-totals')).toBeNull()
+    keepTotals(kept)
+    expect(localStorage.getItem(keptTotalsKey)).toBeNull()
+  })
+})
