@@ -10,6 +10,14 @@ for (const width of [360, 1280]) {
     await page.screenshot({ path: `test-results/screenshots/login-${width}.png`, fullPage: true })
     await signIn(page)
     await figuresSettled(page)
+    // The enriched screen: last year's comparison in (fetched after the first figures), today's line,
+    // the estimate, the charts' legends and the hours grid.
+    await expect(page.locator('.summary-box').nth(0).locator('.change [aria-hidden="true"]')).not.toHaveText(
+      '—',
+    )
+    for (const testId of ['today', 'month-projection']) await expect(page.getByTestId(testId)).toBeVisible()
+    await expect(page.locator('.chart-legend')).toHaveCount(2)
+    await expect(page.locator('.hours-grid')).toBeVisible()
     await page.waitForTimeout(300)
     await page.screenshot({ path: `test-results/screenshots/sales-${width}.png`, fullPage: true })
     // Nothing sticks out sideways, and the header's three parts do not overlap.
@@ -29,5 +37,16 @@ for (const width of [360, 1280]) {
     if (!store || !logo || !logout) throw new Error('header parts missing')
     expect(store.x + store.width).toBeLessThanOrEqual(logo.x)
     expect(logo.x + logo.width).toBeLessThanOrEqual(logout.x)
+    // No line of the summary boxes, legends, hours or tools sticks out of its own box.
+    const clipped = await page.evaluate(() =>
+      [
+        ...document.querySelectorAll(
+          '.summary-line, .chart-legend, .hours-busiest, .hours-grid, .sales-tools',
+        ),
+      ]
+        .filter((element) => element.scrollWidth > element.clientWidth)
+        .map((element) => `${element.className}: ${element.textContent}`),
+    )
+    expect(clipped).toEqual([])
   })
 }
