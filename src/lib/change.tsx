@@ -12,7 +12,8 @@ export function Change({
   digits?: number
 }) {
   const { sign, words } = changeText(ratio, digits)
-  const direction = ratio === null ? '' : ratio > 0 ? ' is-up' : ratio < 0 ? ' is-down' : ''
+  // Coloured by what is shown, not by the raw ratio: a change that rounds to `0.0%` is no rise or fall.
+  const direction = sign.startsWith('▲') ? ' is-up' : sign.startsWith('▼') ? ' is-down' : ''
   return (
     <span className={`change${direction}`}>
       <span aria-hidden="true">{sign}</span>

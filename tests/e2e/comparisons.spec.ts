@@ -77,10 +77,13 @@ const counted = (n: number) => `${count.format(n)}건`
 
 /** Everything the enriched screen shows that the comparisons define, read in one go. */
 async function readScreen(page: Page) {
-  const change = async (locator: Locator) => ({
-    sign: (await locator.locator('[aria-hidden="true"]').textContent()) ?? '',
-    words: (await locator.locator('.visually-hidden').textContent()) ?? '',
-  })
+  const change = async (locator: Locator) => {
+    const sign = (await locator.locator('[aria-hidden="true"]').textContent()) ?? ''
+    // Its colour says what its arrow says, and nothing when there is none (`0.0%`, `—`).
+    const direction = sign.startsWith('▲') ? ' is-up' : sign.startsWith('▼') ? ' is-down' : ''
+    expect(await locator.getAttribute('class')).toBe(`change${direction}`)
+    return { sign, words: (await locator.locator('.visually-hidden').textContent()) ?? '' }
+  }
   const rows = (table: Locator) =>
     table.evaluate((element) =>
       [...(element as HTMLTableElement).rows].map((row) =>

@@ -48,5 +48,8 @@ for (const width of [360, 1280]) {
         .map((element) => `${element.className}: ${element.textContent}`),
     )
     expect(clipped).toEqual([])
+    // A change (`▲ 14%`) is never broken over two lines.
+    for (const sign of await page.locator('.change [aria-hidden="true"]').all())
+      expect(await sign.evaluate((element) => element.getClientRects().length)).toBe(1)
   })
 }
