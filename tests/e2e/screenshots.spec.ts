@@ -10,6 +10,14 @@ for (const width of [360, 1280]) {
     await page.screenshot({ path: `test-results/screenshots/login-${width}.png`, fullPage: true })
     await signIn(page)
     await figuresSettled(page)
+    // The enriched screen: last year's comparison in (fetched after the first figures), today's line,
+    // the estimate, the charts' legends and the hours grid.
+    await expect(page.locator('.summary-box').nth(0).locator('.change [aria-hidden="true"]')).not.toHaveText(
+      '—',
+    )
+    for (const testId of ['today', 'month-projection']) await expect(page.getByTestId(testId)).toBeVisible()
+    await expect(page.locator('.chart-legend')).toHaveCount(2)
+    await expect(page.locator('.hours-grid')).toBeVisible()
     await page.waitForTimeout(300)
     await page.screenshot({ path: `test-results/screenshots/sales-${width}.png`, fullPage: true })
     // Nothing sticks out sideways, and the header's three parts do not overlap.
@@ -33,5 +41,19 @@ for (const width of [360, 1280]) {
     const allStores = page.locator('header').getByRole('link', { name: '전체 매장' })
     if (width < 720) await expect(allStores).toBeVisible()
     else await expect(allStores).toBeHidden()
+    // No line of the summary boxes, legends, hours or tools sticks out of its own box.
+    const clipped = await page.evaluate(() =>
+      [
+        ...document.querySelectorAll(
+          '.summary-line, .chart-legend, .hours-busiest, .hours-grid, .sales-tools',
+        ),
+      ]
+        .filter((element) => element.scrollWidth > element.clientWidth)
+        .map((element) => `${element.className}: ${element.textContent}`),
+    )
+    expect(clipped).toEqual([])
+    // A change (`▲ 14%`) is never broken over two lines.
+    for (const sign of await page.locator('.change [aria-hidden="true"]').all())
+      expect(await sign.evaluate((element) => element.getClientRects().length)).toBe(1)
   })
 }
