@@ -22,6 +22,9 @@ export const usageKeys = {
   is: (queryKey: readonly unknown[]) => queryKey[0] === usageKeys.all[0],
 }
 
+/** How often a screen that stays open asks again for the current year's records. */
+export const usageRefetchMs = 5 * 60_000
+
 /** At most this many usage answers are fetched at once (the stores overview asks for every store). */
 export const usageFetchesAtOnce = 3
 
@@ -58,6 +61,9 @@ const inTurn = inTurns(usageFetchesAtOnce)
 export const usageQuery = (storeId: number, year: number) =>
   queryOptions({
     queryKey: usageKeys.year(storeId, year),
+    // The current year's records grow: a screen left open asks again every 5 minutes while it is
+    // shown (usually a 304), so that its figures and quiet warnings keep up.
+    refetchInterval: () => (year === new Date().getUTCFullYear() ? usageRefetchMs : false),
     queryFn: async ({ signal, client, queryKey }): Promise<Usage> => {
       const startedIn = sessionGeneration()
       const kept = client.getQueryData<Usage>(queryKey)

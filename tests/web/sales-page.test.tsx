@@ -227,3 +227,28 @@ describe('a store gone quiet', () => {
     expect(screen.queryByText(/결제 없음/)).not.toBeInTheDocument()
   })
 })
+
+describe('the sales screen left open', () => {
+  it('moves on by itself: past UTC midnight, today is the new day, and the chart goes on to it', async () => {
+    vi.useFakeTimers({
+      now: Date.parse('2026-04-01T23:59:30.000Z'),
+      toFake: ['Date', 'setInterval', 'clearInterval'],
+    })
+    try {
+      fakeServer({
+        'GET /api/v0/store/1/usage': () =>
+          json(200, { usages: [{ createdAt: '2026-04-01T12:00:00.000Z', amount: 4000 }] }),
+      })
+      renderAt({ year: 2026, month: 4 })
+      const today = await screen.findByTestId('today')
+      expect(today).toHaveTextContent('오늘 4,000원 · 1건')
+      const day2 = () => screen.getByRole('rowheader', { name: '2일' }).nextElementSibling
+      expect(day2()).toHaveTextContent('—')
+      act(() => vi.advanceTimersByTime(60_000))
+      expect(screen.getByTestId('today')).toHaveTextContent('오늘 0원 · 0건')
+      expect(day2()).toHaveTextContent('0원')
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+})

@@ -1,7 +1,14 @@
 import { QueryClient } from '@tanstack/react-query'
 import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
-import { inTurns, type Usage, usageFetchesAtOnce, usageKeys, usageQuery } from '../../src/lib/usage.ts'
+import {
+  inTurns,
+  type Usage,
+  usageFetchesAtOnce,
+  usageKeys,
+  usageQuery,
+  usageRefetchMs,
+} from '../../src/lib/usage.ts'
 import { type Call, fakeServer, json } from './fake-server.ts'
 
 const answer = (etag: string, usages: unknown[]) =>
@@ -116,5 +123,18 @@ describe('usage fetches', () => {
     while (runs.length < 14) await new Promise((resolve) => setTimeout(resolve, 1))
     await Promise.all(runs)
     expect(most).toBe(1)
+  })
+})
+
+describe('a screen left open', () => {
+  it("asks again for the current year's records every 5 minutes, never for a past year's", () => {
+    const year = new Date().getUTCFullYear()
+    const interval = (shown: number) => {
+      const { refetchInterval } = usageQuery(1, shown)
+      return typeof refetchInterval === 'function' ? refetchInterval({} as never) : refetchInterval
+    }
+    expect(interval(year)).toBe(usageRefetchMs)
+    expect(usageRefetchMs).toBe(5 * 60_000)
+    expect(interval(year - 1)).toBe(false)
   })
 })

@@ -19,6 +19,7 @@ import { useOnline } from '../../lib/online.ts'
 import { quietStore, quietStoreText } from '../../lib/quiet-store.ts'
 import { useStoreStore } from '../../lib/session-state.ts'
 import { usageQuery } from '../../lib/usage.ts'
+import { useMinuteTick } from '../../lib/use-minute-tick.ts'
 import { type Buckets, daysInMonth } from '../../workers/buckets.ts'
 import { dayStartNote } from './day-start.ts'
 import { HoursSection } from './hours-section.tsx'
@@ -80,6 +81,8 @@ export function SalesPage({
   onPeriodChange(period: Period): void
 }) {
   const shown = useShownBuckets(storeId, period)
+  // Today's line, the charts' last day and the quiet notice move on while the screen stays open.
+  useMinuteTick()
   const storeName = useStoreStore((state) => state.stores.find((store) => store.id === storeId)?.name)
   // The totals shown, kept for the next visit to paint at once (lib/kept-totals.ts).
   const { year, month } = period

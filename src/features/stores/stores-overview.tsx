@@ -18,6 +18,7 @@ import { useOnline } from '../../lib/online.ts'
 import { quietStore, quietStoreText } from '../../lib/quiet-store.ts'
 import { useStoreStore } from '../../lib/session-state.ts'
 import { type Usage, usageKeys, usageQuery } from '../../lib/usage.ts'
+import { useMinuteTick } from '../../lib/use-minute-tick.ts'
 import type { Buckets } from '../../workers/buckets.ts'
 
 interface Row {
@@ -86,6 +87,8 @@ function useRows(stores: Store[], year: number): { rows: Row[]; offline: boolean
 export function StoresOverview() {
   useDocumentTitle('전체 매장')
   const stores = useStoreStore((state) => state.stores)
+  // Today's figures and the quiet warnings move on while the overview stays open.
+  useMinuteTick()
   const now = new Date()
   const year = now.getUTCFullYear()
   const month = now.getUTCMonth() + 1
