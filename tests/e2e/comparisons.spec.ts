@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import type { APIRequestContext, BrowserContext, Locator, Page } from '@playwright/test'
+import * as reference from './comparisons-reference.ts'
 import { expect, test } from './fixtures.ts'
 import {
   figuresSettled,
@@ -11,7 +12,6 @@ import {
   signIn,
   won,
 } from './helpers.ts'
-import * as reference from './comparisons-reference.ts'
 
 const count = new Intl.NumberFormat('ko-KR')
 
