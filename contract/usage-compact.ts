@@ -27,9 +27,9 @@ export function isCompactUsageType(value: string | null | undefined): boolean {
 
 /** The first bytes of every answer: "LU" and the format version. */
 const magic = [0x4c, 0x55, 1] as const
-/** The largest amount or delta the format carries (zigzag values stay safe integers). */
+/** Amounts and deltas lie strictly within ±2^52, so their zigzag values are safe integers. */
 const largest = 2 ** 52
-/** The earliest and latest instant (ms since the epoch, about ±71,000 years): deltas stay within `largest`. */
+/** Instants (ms since the epoch) lie strictly within ±2^51, about ±71,000 years: their deltas within ±2^52. */
 const latest = 2 ** 51
 /** At most this many bytes of a delta are low-byte columns. */
 const maxPlanes = 6
@@ -165,13 +165,14 @@ function chooseLayout(deltas: Float64Array, amounts: ArrayLike<number>): Layout 
 }
 
 const checkAmount = (value: number) => {
-  if (!Number.isInteger(value) || Math.abs(value) > largest)
+  if (!Number.isInteger(value) || Math.abs(value) >= largest)
     throw new RangeError(`compact usage: amount ${value} is not an integer within ±2^52`)
 }
 
 /**
  * Encodes records, given as two columns of the same length: createdAt in ms since the epoch, and the
- * amount in won. Any order, equal instants, amounts any integers within ±2^52, instants within ±2^51;
+ * amount in won. Any order, equal instants, amounts any integers strictly within ±2^52, instants
+ * strictly within ±2^51;
  * decoding gives back exactly these, in this order. Throws RangeError for anything else.
  */
 export function encodeUsage(createdAt: ArrayLike<number>, amounts: ArrayLike<number>): Uint8Array {
@@ -187,7 +188,7 @@ export function encodeUsage(createdAt: ArrayLike<number>, amounts: ArrayLike<num
   let previous = base
   for (let i = 0; i < n; i++) {
     const instant = createdAt[i] as number
-    if (!Number.isInteger(instant) || Math.abs(instant) > latest)
+    if (!Number.isInteger(instant) || Math.abs(instant) >= latest)
       throw new RangeError(`compact usage: createdAt ${instant} is not an integer within ±2^51`)
     checkAmount(amounts[i] as number)
     deltas[i] = instant - previous
@@ -261,7 +262,7 @@ export function decodeUsage(bytes: Uint8Array, record: (createdAt: number, amoun
     return 0
   }
   let instant = unzigzag(varint())
-  if (Math.abs(instant) > latest) throw malformed()
+  if (Math.abs(instant) >= latest) throw malformed()
   const planes = bytes[at++] as number
   const k = bytes[at++] as number
   if (planes > maxPlanes || k > 127 || at > end) throw malformed()
@@ -291,7 +292,7 @@ export function decodeUsage(bytes: Uint8Array, record: (createdAt: number, amoun
     let rest = 0
     for (let p = 0, o = low + i; p < planes; p++, o += n) rest = rest * 256 + (bytes[o] as number)
     instant += high * scale + rest
-    if (!(instant >= -latest && instant <= latest)) throw malformed()
+    if (!(instant > -latest && instant < latest)) throw malformed()
     const code = amountOf[head] as number
     record(instant, code < k ? (dictionary[code] as number) : unzigzag(varint()))
   }
