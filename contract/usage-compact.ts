@@ -47,7 +47,7 @@ const varintLength = (value: number) => {
 }
 
 class Writer {
-  bytes: Uint8Array
+  bytes: Uint8Array<ArrayBuffer>
   at = 0
   constructor(size: number) {
     this.bytes = new Uint8Array(size)
@@ -175,7 +175,10 @@ const checkAmount = (value: number) => {
  * strictly within ±2^51;
  * decoding gives back exactly these, in this order. Throws RangeError for anything else.
  */
-export function encodeUsage(createdAt: ArrayLike<number>, amounts: ArrayLike<number>): Uint8Array {
+export function encodeUsage(
+  createdAt: ArrayLike<number>,
+  amounts: ArrayLike<number>,
+): Uint8Array<ArrayBuffer> {
   const n = createdAt.length
   if (amounts.length !== n) throw new RangeError('compact usage: columns of different lengths')
   const out = new Writer(16 + n * 3)
