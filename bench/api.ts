@@ -3,7 +3,7 @@
 // same for the compact form our app asks for (contract/usage-compact.md): its first answer and bytes.
 import { request } from 'node:http'
 import autocannon from 'autocannon'
-import { compactUsageType, usageAccept } from '../contract/usage-compact.ts'
+import { compactUsageType, usageAccept } from '../contract/usage-compact-type.ts'
 import type { RunningServer } from '../scripts/run-server.ts'
 
 const median = (values: number[]) =>

@@ -1,7 +1,8 @@
 // Bucketing speed: the worker's code (src/workers/bucket-records.ts) against a plain JSON.parse + Date loop
 // over the same bytes, for a busy year (70,000 records) and an extreme one (1,000,000); and the same
 // records in the compact encoding (contract/usage-compact.ts) against the JSON fast path.
-import { compactUsageType, encodeUsage } from '../contract/usage-compact.ts'
+import { encodeUsage } from '../contract/usage-compact.ts'
+import { compactUsageType } from '../contract/usage-compact-type.ts'
 import { bucketUsage, scanCanonical } from '../src/workers/bucket-records.ts'
 import { type Buckets, emptyBuckets } from '../src/workers/buckets.ts'
 

@@ -10,14 +10,13 @@
 // bytes, which brotli leaves alone, apart from the skewed heads it codes tightly). Anything that does
 // not fit the head (an amount outside the dictionary, a negative or a large delta) escapes to an
 // overflow column as a zigzag varint, so every integer round-trips exactly, in any order.
-// Pure TypeScript, no dependency, no Node or DOM: the server and the worker import it alike.
+// Pure TypeScript, no dependency, no Node or DOM: the server and the worker import it alike. Its media
+// type is in usage-compact-type.ts, which the app's main thread imports without this code.
 
-/** The media type, as the server sends it in Content-Type and the app names it in Accept. */
-export const compactUsageType = 'application/vnd.laundry.usage; v=1'
-/** What the app sends as Accept for a usage answer: the compact form, else the contract's JSON. */
-export const usageAccept = `${compactUsageType}, application/json;q=0.9`
-
-/** Whether a Content-Type (or one Accept entry, its q left aside) names the compact form, version 1. */
+/**
+ * Whether a Content-Type (or one Accept entry, its q left aside) names the compact form, version 1:
+ * `compactUsageType` of usage-compact-type.ts, any case and spacing.
+ */
 export function isCompactUsageType(value: string | null | undefined): boolean {
   if (!value) return false
   const [name, ...params] = value.split(';')

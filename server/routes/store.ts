@@ -4,7 +4,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { ErrorBody, UsageAnswer, UsageParams, UsageQuery } from '../../contract/api.ts'
-import { compactUsageType, isCompactUsageType } from '../../contract/usage-compact.ts'
+import { isCompactUsageType } from '../../contract/usage-compact.ts'
+import { compactUsageType } from '../../contract/usage-compact-type.ts'
 import { ApiError, messages } from '../errors.ts'
 import { type UsageForm, uncompressedBody } from '../usage.ts'
 

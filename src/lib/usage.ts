@@ -1,7 +1,7 @@
 // A store's sales of one year, as a query: fetched once, kept on the device, read by every screen
 // that shows figures (the sales screen now, the stores overview next), so none fetches it twice.
 import { queryOptions } from '@tanstack/react-query'
-import { usageAccept } from '../../contract/usage-compact.ts'
+import { usageAccept } from '../../contract/usage-compact-type.ts'
 import { bucketInWorker } from '../workers/bucket-client.ts'
 import type { Buckets } from '../workers/buckets.ts'
 import { HttpError, request, StaleSessionError } from './api.ts'

@@ -1,7 +1,7 @@
 // GET /api/openapi.json declares every status the server answers: real answers of every kind, each
 // checked against the document (status declared for its operation, body matching the declared schema).
 import { describe, expect, it } from 'vitest'
-import { compactUsageType, usageAccept } from '../../contract/usage-compact.ts'
+import { compactUsageType, usageAccept } from '../../contract/usage-compact-type.ts'
 import { addStore, addUser, grant } from '../../server/db/accounts.ts'
 import { answerOf, type OpenApiDocument, problems } from './openapi-check.ts'
 import { bearer, capturedSms, sharedTestApp, signIn, type TestApp, testClock } from './test-app.ts'

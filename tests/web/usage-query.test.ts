@@ -1,7 +1,8 @@
 import { QueryClient } from '@tanstack/react-query'
 import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
-import { compactUsageType, encodeUsage, usageAccept } from '../../contract/usage-compact.ts'
+import { encodeUsage } from '../../contract/usage-compact.ts'
+import { compactUsageType, usageAccept } from '../../contract/usage-compact-type.ts'
 import { type Usage, usageFetchesAtOnce, usageKeys, usageQuery } from '../../src/lib/usage.ts'
 import { type Call, fakeServer, json } from './fake-server.ts'
 
