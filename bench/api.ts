@@ -1,6 +1,7 @@
 // The usage endpoint over loopback, on PGlite with demo data: the busy store's year, first answer
-// (nothing cached), repeated answers, 304 revalidations, bytes on the wire, and throughput; and the
-// same for the compact form our app asks for (contract/usage-compact.md): its first answer and bytes.
+// (nothing cached), repeated answers, 304 revalidations, bytes on the wire, and throughput; and the same
+// for the compact form our app asks for (docs/architecture.md, "The compact usage encoding"): its first
+// answer and bytes.
 import { request } from 'node:http'
 import autocannon from 'autocannon'
 import { compactUsageType, usageAccept } from '../contract/usage-compact-type.ts'

@@ -1,4 +1,4 @@
-// The media type of the compact usage encoding (usage-compact.ts, usage-compact.md), apart from the
+// The media type of the compact usage encoding (usage-compact.ts; docs/architecture.md), apart from the
 // codec: the app's main thread names it in Accept and must not carry the decoder, which only the
 // bucketing worker needs (the constants are inlined where they are used; no chunk is shared).
 

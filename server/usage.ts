@@ -1,9 +1,9 @@
 // The usage answer of one store and UTC year, in either form: the contract's JSON, built as text inside
 // the database (one value crosses from the database instead of tens of thousands of rows, with the
 // timestamps already in the contract's canonical form), or the compact encoding our app asks for
-// (contract/usage-compact.md), built from one ordered scan of the same rows. Each is compressed once
-// with gzip and brotli and kept in memory until a record of that store and year changes:
-// usage_years.version, kept by a trigger, says when.
+// (docs/architecture.md, "The compact usage encoding"), built from one ordered scan of the same rows.
+// Each is compressed once with gzip and brotli and kept in memory until a record of that store and year
+// changes: usage_years.version, kept by a trigger, says when.
 import { createHash } from 'node:crypto'
 import { promisify } from 'node:util'
 import { brotliCompress, constants, gunzip, gzip } from 'node:zlib'

@@ -1,5 +1,5 @@
 // GET /api/v0/store/:id/usage?year=YYYY: the usage records of one store in one UTC year, oldest first.
-// The contract's JSON for every client, or the compact encoding of contract/usage-compact.md to a
+// The contract's JSON for every client, or the compact encoding of docs/architecture.md to a
 // client whose Accept names it and prefers it (our app).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
@@ -63,7 +63,7 @@ export const storeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Answers carry an ETag; send it back in If-None-Match to get 304 Not Modified while nothing changed. ' +
           `The answer is the JSON below unless Accept names \`${compactUsageType}\` with a q at least JSON's: ` +
-          'then the same records come in that compact encoding (docs/architecture.md, contract/usage-compact.md), ' +
+          'then the same records come in that compact encoding (docs/architecture.md, "The compact usage encoding"), ' +
           'with an ETag of its own. Both forms carry Vary: Accept, Accept-Encoding.',
         security: [{ bearer: [] }],
         params: UsageParams,
@@ -77,7 +77,7 @@ export const storeRoutes: FastifyPluginAsyncTypebox = async (app) => {
                 schema: Type.String({
                   format: 'binary',
                   description:
-                    'The compact encoding, version 1 (contract/usage-compact.md): only to a client whose Accept prefers it.',
+                    'The compact encoding, version 1 (docs/architecture.md, "The compact usage encoding"): only to a client whose Accept prefers it.',
                 }),
               },
             },

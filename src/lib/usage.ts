@@ -41,13 +41,13 @@ async function inTurn<T>(task: () => Promise<T>): Promise<T> {
 }
 
 /**
- * A store's sales of one year, as buckets. Our server answers it in the compact encoding this asks
- * for (contract/usage-compact.md), any other server in the contract's JSON; the answer's bytes go
- * straight to the bucketing worker with their Content-Type, which says which: this thread never parses
- * the records. What is cached (and kept for offline use) is the buckets with the answer's ETag, never
- * the records: the browser does not store usage answers (`no-store`), so the app revalidates itself,
- * and a 304 keeps the buckets as they are, with no bucketing. Figures fetched for a session that has
- * ended since are dropped, never cached.
+ * A store's sales of one year, as buckets. Our server answers it in the compact encoding this asks for
+ * (docs/architecture.md, "The compact usage encoding"), any other server in the contract's JSON; the
+ * answer's bytes go straight to the bucketing worker with their Content-Type, which says which: this
+ * thread never parses the records. What is cached (and kept for offline use) is the buckets with the
+ * answer's ETag, never the records: the browser does not store usage answers (`no-store`), so the app
+ * revalidates itself, and a 304 keeps the buckets as they are, with no bucketing. Figures fetched for a
+ * session that has ended since are dropped, never cached.
  */
 export const usageQuery = (storeId: number, year: number) =>
   queryOptions({

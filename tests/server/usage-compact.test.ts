@@ -1,7 +1,7 @@
-// The compact usage form over the wire (contract/usage-compact.md): which Accept gets it, its own ETag
-// and 304s, Vary on both forms, the same refusals as JSON, built once per version and kept, and its
-// records exactly the JSON answer's, from records in the database through the API to the worker's
-// bucketing.
+// The compact usage form over the wire (docs/architecture.md, "The compact usage encoding"): which Accept
+// gets it, its own ETag and 304s, Vary on both forms, the same refusals as JSON, built once per version
+// and kept, and its records exactly the JSON answer's, from records in the database through the API to
+// the worker's bucketing.
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { sql } from 'drizzle-orm'
 import fc from 'fast-check'
