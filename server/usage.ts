@@ -34,7 +34,7 @@ export async function usageJson(db: Db, storeId: number, year: number): Promise<
   return `${answerStart}${row?.records ?? ''}${answerEnd}`
 }
 
-/** The records of a store's year as `createdAt ms,amount` pairs joined by `;`, oldest first. */
+/** Reads `createdAt ms,amount` pairs joined by `;` (integers, either may be negative) into two columns. */
 function parsePairs(text: string, createdAt: number[], amounts: number[]) {
   const end = text.length
   let at = 0
