@@ -1,7 +1,10 @@
 // The usage endpoint over loopback, on PGlite with demo data: the busy store's year, first answer
-// (nothing cached), repeated answers, 304 revalidations, bytes on the wire, and throughput.
+// (nothing cached), repeated answers, 304 revalidations, bytes on the wire, and throughput; and the same
+// for the compact form our app asks for (docs/architecture.md, "The compact usage encoding"): its first
+// answer and bytes.
 import { request } from 'node:http'
 import autocannon from 'autocannon'
+import { compactUsageType, usageAccept } from '../contract/usage-compact-type.ts'
 import type { RunningServer } from '../scripts/run-server.ts'
 
 const median = (values: number[]) =>
@@ -91,6 +94,22 @@ export async function benchApi(server: RunningServer, access: string, storeId: n
     (await timed(url, { ...auth, 'accept-encoding': encoding })).body.length
   const [gzipBytes, brotliBytes, identityBytes] = [await wire('gzip'), await wire('br'), plain.body.length]
 
+  // The compact form, as the app asks for it: first answer (built now), then its bytes.
+  const compactHeaders = (encoding: string) => ({ ...auth, accept: usageAccept, 'accept-encoding': encoding })
+  const compactFirst = await timed(url, compactHeaders('br'))
+  if (compactFirst.status !== 200 || compactFirst.headers['content-type'] !== compactUsageType)
+    throw new Error(`compact usage answered ${compactFirst.status} ${compactFirst.headers['content-type']}`)
+  const compact = {
+    firstAnswerMs: compactFirst.ms,
+    identityBytes: (await timed(url, compactHeaders('identity'))).body.length,
+    gzipBytes: (await timed(url, compactHeaders('gzip'))).body.length,
+    brotliBytes: compactFirst.body.length,
+    gzipBytesPerRecord: 0,
+    brotliBytesPerRecord: 0,
+  }
+  compact.gzipBytesPerRecord = compact.gzipBytes / records
+  compact.brotliBytesPerRecord = compact.brotliBytes / records
+
   const load = await autocannon({
     url,
     connections: 10,
@@ -108,6 +127,7 @@ export async function benchApi(server: RunningServer, access: string, storeId: n
     brotliBytes,
     gzipBytesPerRecord: gzipBytes / records,
     brotliBytesPerRecord: brotliBytes / records,
+    compact,
     throughput: {
       connections: 10,
       seconds: 10,

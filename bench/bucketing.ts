@@ -1,22 +1,39 @@
 // Bucketing speed: the worker's code (src/workers/bucket-records.ts) against a plain JSON.parse + Date loop
-// over the same bytes, for a busy year (70,000 records) and an extreme one (1,000,000).
+// over the same bytes, for a busy year (70,000 records) and an extreme one (1,000,000); and the same
+// records in the compact encoding (contract/usage-compact.ts) against the JSON fast path.
+import { encodeUsage } from '../contract/usage-compact.ts'
+import { compactUsageType } from '../contract/usage-compact-type.ts'
 import { bucketUsage, scanCanonical } from '../src/workers/bucket-records.ts'
 import { type Buckets, emptyBuckets } from '../src/workers/buckets.ts'
 
-/** The server's canonical answer for `count` records spread over `year`, deterministic. */
-export function canonicalAnswer(count: number, year: number): Uint8Array {
+/** `count` records spread over `year`, sorted, deterministic: createdAt (ms) and amount columns. */
+function records(count: number, year: number) {
   const start = Date.UTC(year, 0, 1)
   const span = Date.UTC(year + 1, 0, 1) - start
-  const parts: string[] = []
+  const createdAt: number[] = []
+  const amounts: number[] = []
   let seed = 42
   for (let i = 0; i < count; i++) {
     seed = (seed * 1103515245 + 12345) % 2 ** 31
-    const createdAt = new Date(
-      start + Math.floor((i / count) * (span - 60_000)) + (seed % 60_000),
-    ).toISOString()
-    parts.push(`{"createdAt":"${createdAt}","amount":${3000 + (seed % 11) * 500}}`)
+    createdAt.push(start + Math.floor((i / count) * (span - 60_000)) + (seed % 60_000))
+    amounts.push(3000 + (seed % 11) * 500)
   }
+  return { createdAt, amounts }
+}
+
+/** The server's canonical answer for `count` records spread over `year`, deterministic. */
+export function canonicalAnswer(count: number, year: number): Uint8Array {
+  const { createdAt, amounts } = records(count, year)
+  const parts = createdAt.map(
+    (ms, i) => `{"createdAt":"${new Date(ms).toISOString()}","amount":${amounts[i]}}`,
+  )
   return new TextEncoder().encode(`{"usages":[${parts.join(',')}]}`)
+}
+
+/** The same records as `canonicalAnswer`, in the compact encoding. */
+export function compactAnswer(count: number, year: number): Uint8Array {
+  const { createdAt, amounts } = records(count, year)
+  return encodeUsage(createdAt, amounts)
 }
 
 /**
@@ -71,7 +88,17 @@ function medianMs(runs: number, work: () => unknown) {
 export function benchBucketing() {
   const results: Record<
     string,
-    { records: number; bytes: number; fastMs: number; baselineMs: number; ratio: number }
+    {
+      records: number
+      bytes: number
+      fastMs: number
+      baselineMs: number
+      ratio: number
+      /** The compact encoding of the same records: its size, and its bucketing time against the fast path's. */
+      compactBytes: number
+      compactMs: number
+      compactRatio: number
+    }
   > = {}
   for (const [name, count, runs] of [
     ['70k', 70_000, 15],
@@ -83,12 +110,26 @@ export function benchBucketing() {
     const slow = baseline(bytes, 2026)
     if (JSON.stringify(fast) !== JSON.stringify(slow) || fast.records !== count)
       throw new Error('fast path and baseline disagree')
+    const compact = compactAnswer(count, 2026)
+    if (JSON.stringify(bucketUsage(compact, 2026, compactUsageType)) !== JSON.stringify(fast))
+      throw new Error('the compact answer and the fast path disagree')
     // Warm up both, then take medians.
     medianMs(2, () => bucketUsage(bytes, 2026))
     medianMs(2, () => baseline(bytes, 2026))
+    medianMs(2, () => bucketUsage(compact, 2026, compactUsageType))
     const fastMs = medianMs(runs, () => bucketUsage(bytes, 2026))
     const baselineMs = medianMs(runs, () => baseline(bytes, 2026))
-    results[name] = { records: count, bytes: bytes.length, fastMs, baselineMs, ratio: baselineMs / fastMs }
+    const compactMs = medianMs(runs, () => bucketUsage(compact, 2026, compactUsageType))
+    results[name] = {
+      records: count,
+      bytes: bytes.length,
+      fastMs,
+      baselineMs,
+      ratio: baselineMs / fastMs,
+      compactBytes: compact.length,
+      compactMs,
+      compactRatio: fastMs / compactMs,
+    }
   }
   return results
 }

@@ -100,6 +100,8 @@ export interface ApiRequest {
   keepalive?: boolean
   /** An ETag of the answer the caller keeps: sent as If-None-Match, and a 304 answer is a success. */
   ifNoneMatch?: string
+  /** The Accept header, for a call whose answer comes in more than one form (the usage answer). */
+  accept?: string
 }
 
 /**
@@ -116,6 +118,7 @@ async function send(
   if (init.body !== undefined) headers['content-type'] = 'application/json'
   if (access) headers.authorization = `Bearer ${access}`
   if (init.ifNoneMatch) headers['if-none-match'] = init.ifNoneMatch
+  if (init.accept) headers.accept = init.accept
   try {
     return await fetch(apiUrl(path), {
       method: init.method ?? 'GET',

@@ -1,6 +1,7 @@
 // A store's sales of one year, as a query: fetched once, kept on the device, read by every screen
 // that shows figures (the sales screen now, the stores overview next), so none fetches it twice.
 import { queryOptions } from '@tanstack/react-query'
+import { usageAccept } from '../../contract/usage-compact-type.ts'
 import { bucketInWorker } from '../workers/bucket-client.ts'
 import type { Buckets } from '../workers/buckets.ts'
 import { HttpError, request, StaleSessionError } from './api.ts'
@@ -52,11 +53,13 @@ export function inTurns(atOnce: number) {
 const inTurn = inTurns(usageFetchesAtOnce)
 
 /**
- * A store's sales of one year, as buckets. The answer's bytes go straight to the bucketing worker:
- * this thread never parses the records. What is cached (and kept for offline use) is the buckets with
- * the answer's ETag, never the records: the browser does not store usage answers (`no-store`), so the
- * app revalidates itself, and a 304 keeps the buckets as they are, with no bucketing. Figures fetched
- * for a session that has ended since are dropped, never cached.
+ * A store's sales of one year, as buckets. Our server answers it in the compact encoding this asks for
+ * (docs/architecture.md, "The compact usage encoding"), any other server in the contract's JSON; the
+ * answer's bytes go straight to the bucketing worker with their Content-Type, which says which: this
+ * thread never parses the records. What is cached (and kept for offline use) is the buckets with the
+ * answer's ETag, never the records: the browser does not store usage answers (`no-store`), so the app
+ * revalidates itself, and a 304 keeps the buckets as they are, with no bucketing. Figures fetched for a
+ * session that has ended since are dropped, never cached.
  */
 export const usageQuery = (storeId: number, year: number) =>
   queryOptions({
@@ -71,6 +74,7 @@ export const usageQuery = (storeId: number, year: number) =>
         request(`/api/v0/store/${storeId}/usage?year=${year}`, {
           signal,
           ifNoneMatch: kept?.etag ?? undefined,
+          accept: usageAccept,
         }),
       )
       if (response.status === 304) {
@@ -79,7 +83,8 @@ export const usageQuery = (storeId: number, year: number) =>
         return kept
       }
       const etag = response.headers.get('etag')
-      const buckets = await bucketInWorker(await response.arrayBuffer(), year)
+      const contentType = response.headers.get('content-type')
+      const buckets = await bucketInWorker(await response.arrayBuffer(), year, contentType)
       if (!isSessionCurrent(startedIn)) throw new StaleSessionError()
       return { buckets, etag }
     },

@@ -40,17 +40,25 @@ function startWorker(): Worker | null {
   }
 }
 
-export function bucketInWorker(bytes: ArrayBuffer, year: number): Promise<Buckets> {
+/** The buckets of a usage answer's bytes, JSON or compact as its Content-Type says. */
+export function bucketInWorker(
+  bytes: ArrayBuffer,
+  year: number,
+  contentType: string | null,
+): Promise<Buckets> {
   if (worker === undefined) worker = startWorker()
   return new Promise((resolve, reject) => {
     const target = worker
     if (!target) {
-      import('./bucket-records.ts').then(({ bucketUsage }) => resolve(bucketUsage(bytes, year)), reject)
+      import('./bucket-records.ts').then(
+        ({ bucketUsage }) => resolve(bucketUsage(bytes, year, contentType)),
+        reject,
+      )
       return
     }
     const id = nextId++
     pending.set(id, { resolve, reject })
-    const message: BucketRequest = { id, bytes, year }
+    const message: BucketRequest = { id, bytes, year, contentType }
     target.postMessage(message, [bytes])
   })
 }

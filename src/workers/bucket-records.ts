@@ -1,10 +1,12 @@
-// Turns a usage answer (the response bytes) into the sums the sales screen shows: per UTC hour, day
-// and month, the year total, the number of sales of each, and the last sale (docs/product.md §3).
+// Turns a usage answer (the response bytes, JSON or our compact encoding by its Content-Type) into the
+// sums the sales screen shows: per UTC hour, day and month, the year total, the number of sales of
+// each, and the last sale (docs/product.md §3).
 // Records outside the year, and records whose createdAt is not a valid ISO 8601 timestamp or whose
 // amount is not a finite number, are skipped and counted. A negative amount (a refund) lowers the sums
 // and is not a sale; a zero amount counts nothing.
 import { isValid, parseISO } from 'date-fns'
 import * as canonical from '../../contract/usage-bytes.ts'
+import { decodeUsage, isCompactUsageType } from '../../contract/usage-compact.ts'
 import { type Buckets, dayOfYear, daysInMonth, emptyBuckets } from './buckets.ts'
 
 const hourMs = 3_600_000
@@ -222,8 +224,47 @@ export function bucketExactly(bytes: ArrayBuffer | Uint8Array, year: number): Bu
   return addRecords(emptyBuckets(year), parseUsages(asBytes(bytes)))
 }
 
-/** The buckets of one year from the bytes of a usage answer `{ "usages": [...] }`. */
-export function bucketUsage(bytes: ArrayBuffer | Uint8Array, year: number): Buckets {
+/**
+ * The buckets of one year from a compact answer (contract/usage-compact.ts): every record is an
+ * instant in ms and an integer amount, added as it is decoded, with no record objects. Records of
+ * another year are skipped, as on the JSON paths. Throws on bytes that are not a compact answer.
+ */
+export function bucketCompact(bytes: ArrayBuffer | Uint8Array, year: number): Buckets {
+  const buckets = emptyBuckets(year)
+  const { hourSums, hourCounts } = buckets
+  const yearStart = Date.UTC(year, 0, 1)
+  const yearMs = Date.UTC(year + 1, 0, 1) - yearStart
+  let skipped = 0
+  let lastSale = -1
+  const records = decodeUsage(asBytes(bytes), (createdAt, amount) => {
+    const msInYear = createdAt - yearStart
+    if (!(msInYear >= 0 && msInYear < yearMs)) {
+      skipped++
+      return
+    }
+    const hour = Math.floor(msInYear / hourMs)
+    hourSums[hour] = (hourSums[hour] as number) + amount
+    if (amount > 0) {
+      hourCounts[hour] = (hourCounts[hour] as number) + 1
+      if (msInYear > lastSale) lastSale = msInYear
+    }
+  })
+  buckets.records = records - skipped
+  buckets.skipped = skipped
+  buckets.lastSaleAt = lastSale < 0 ? null : lastSale
+  return finish(buckets)
+}
+
+/**
+ * The buckets of one year from the bytes of a usage answer: our compact encoding when its
+ * Content-Type says so, else JSON `{ "usages": [...] }` (the canonical fast path, or parsed exactly).
+ */
+export function bucketUsage(
+  bytes: ArrayBuffer | Uint8Array,
+  year: number,
+  contentType?: string | null,
+): Buckets {
   const view = asBytes(bytes)
+  if (isCompactUsageType(contentType)) return bucketCompact(view, year)
   return scanCanonical(view, year) ?? bucketExactly(view, year)
 }

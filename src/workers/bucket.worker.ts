@@ -1,5 +1,5 @@
-// Runs bucketing off the main thread: it receives the response bytes (transferred, not copied) and
-// answers with the buckets only.
+// Runs bucketing off the main thread: it receives the response bytes (transferred, not copied) with
+// their Content-Type and answers with the buckets only.
 import { bucketUsage } from './bucket-records.ts'
 import type { Buckets } from './buckets.ts'
 
@@ -7,6 +7,8 @@ export interface BucketRequest {
   id: number
   bytes: ArrayBuffer
   year: number
+  /** The answer's Content-Type: it says whether the bytes are JSON or the compact encoding. */
+  contentType: string | null
 }
 
 export type BucketReply = { id: number; buckets: Buckets } | { id: number; error: string }
@@ -14,7 +16,7 @@ export type BucketReply = { id: number; buckets: Buckets } | { id: number; error
 self.onmessage = ({ data }: MessageEvent<BucketRequest>) => {
   let reply: BucketReply
   try {
-    reply = { id: data.id, buckets: bucketUsage(data.bytes, data.year) }
+    reply = { id: data.id, buckets: bucketUsage(data.bytes, data.year, data.contentType) }
   } catch (error) {
     reply = { id: data.id, error: error instanceof Error ? error.message : String(error) }
   }

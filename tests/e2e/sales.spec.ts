@@ -1,4 +1,5 @@
 import type { Page } from '@playwright/test'
+import { compactUsageType, usageAccept } from '../../contract/usage-compact-type.ts'
 import { expect, test } from './fixtures.ts'
 import {
   figuresSettled,
@@ -24,6 +25,12 @@ test('the totals shown equal the sums of the server records, across months, year
   const usageRequests: string[] = []
   page.on('request', (r) => {
     if (r.url().includes('/usage?')) usageRequests.push(new URL(r.url()).pathname + new URL(r.url()).search)
+  })
+  // The app asks for the compact form and our server answers it (the figures below come from it).
+  const usageForms: string[] = []
+  page.on('response', async (r) => {
+    if (r.url().includes('/usage?') && r.status() === 200)
+      usageForms.push(`${await r.request().headerValue('accept')} → ${await r.headerValue('content-type')}`)
   })
   await signIn(page)
   await figuresSettled(page)
@@ -80,6 +87,8 @@ test('the totals shown equal the sums of the server records, across months, year
     month: won(otherStore.months[2] ?? 0),
   })
   expect(usageRequests).toContain(`/api/v0/store/2/usage?year=${now.year - 1}`)
+  expect(usageForms.length).toBeGreaterThanOrEqual(3)
+  expect(new Set(usageForms)).toEqual(new Set([`${usageAccept} → ${compactUsageType}`]))
   expect(dialogs).toEqual([])
 })
 

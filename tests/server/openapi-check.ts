@@ -75,6 +75,11 @@ export function problems(document: OpenApiDocument, method: string, path: string
       : [`${answer.statusCode} declares no body but got ${answer.body.slice(0, 80)}`]
   }
   const type = String(answer.headers['content-type'] ?? '')
+  // A declared binary form (the compact usage answer): its type as declared, and a body.
+  const binary = Object.entries(declared.content ?? {}).find(
+    ([name, declaredContent]) => name === type && declaredContent.schema.format === 'binary',
+  )
+  if (binary) return answer.body === '' ? [`${answer.statusCode} ${type} came without a body`] : []
   if (!type.startsWith('application/json'))
     return [`${answer.statusCode} came as ${type || 'no type'}, not JSON`]
   let body: unknown

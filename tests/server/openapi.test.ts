@@ -1,6 +1,7 @@
 // GET /api/openapi.json declares every status the server answers: real answers of every kind, each
 // checked against the document (status declared for its operation, body matching the declared schema).
 import { describe, expect, it } from 'vitest'
+import { compactUsageType, usageAccept } from '../../contract/usage-compact-type.ts'
 import { addStore, addUser, grant } from '../../server/db/accounts.ts'
 import { answerOf, type OpenApiDocument, problems } from './openapi-check.ts'
 import { bearer, capturedSms, sharedTestApp, signIn, type TestApp, testClock } from './test-app.ts'
@@ -113,6 +114,20 @@ describe('the OpenAPI document', () => {
       path: usage,
       url: '/api/v0/store/1/usage?year=2026',
       headers: { ...auth, 'if-none-match': etag },
+    })
+    // The compact form our app asks for, declared beside the JSON, and its 304.
+    const compact = await check({
+      method: 'GET',
+      path: usage,
+      url: '/api/v0/store/1/usage?year=2026',
+      headers: { ...auth, accept: usageAccept },
+    })
+    expect(compact.headers['content-type']).toBe(compactUsageType)
+    await check({
+      method: 'GET',
+      path: usage,
+      url: '/api/v0/store/1/usage?year=2026',
+      headers: { ...auth, accept: usageAccept, 'if-none-match': String(compact.headers.etag) },
     })
     await check({ method: 'GET', path: usage, url: '/api/v0/store/2/usage?year=2026', headers: auth })
     await check({ method: 'GET', path: usage, url: '/api/v0/store/1/usage?year=Infinity', headers: auth })

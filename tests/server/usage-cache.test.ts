@@ -30,13 +30,13 @@ async function usage(headers: Record<string, string> = {}, year = 2026) {
 }
 
 describe('the usage answer over the wire', () => {
-  it('carries a weak ETag, Cache-Control: no-store (the browser never keeps the records) and Vary: Accept-Encoding', async () => {
+  it('carries a weak ETag, Cache-Control: no-store (the browser never keeps the records) and Vary: Accept, Accept-Encoding', async () => {
     access = ''
     const response = await usage()
     expect(response.statusCode).toBe(200)
     expect(response.headers.etag).toMatch(/^W\/"[\w-]{22}"$/)
     expect(response.headers['cache-control']).toBe('no-store')
-    expect(response.headers.vary).toBe('accept-encoding')
+    expect(response.headers.vary).toBe('accept, accept-encoding')
     expect(response.json().usages).toHaveLength(500)
   })
 

@@ -8,6 +8,7 @@ export interface Call {
   search: URLSearchParams
   authorization: string | null
   ifNoneMatch: string | null
+  accept: string | null
   body: unknown
 }
 
@@ -30,6 +31,7 @@ export function fakeServer(handlers: Record<string, Handler>) {
       search: url.searchParams,
       authorization: headers.get('authorization'),
       ifNoneMatch: headers.get('if-none-match'),
+      accept: headers.get('accept'),
       body: typeof init.body === 'string' ? JSON.parse(init.body) : undefined,
     }
     calls.push(call)

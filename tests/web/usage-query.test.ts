@@ -1,6 +1,8 @@
 import { QueryClient } from '@tanstack/react-query'
 import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { encodeUsage } from '../../contract/usage-compact.ts'
+import { compactUsageType, usageAccept } from '../../contract/usage-compact-type.ts'
 import {
   inTurns,
   type Usage,
@@ -56,6 +58,43 @@ describe('the usage query', () => {
       etag: 'W/"v2"',
       buckets: { total: 7000 },
     })
+  })
+
+  it('asks for the compact form before JSON, and buckets whichever the answer’s Content-Type says it is', async () => {
+    const records = [
+      { createdAt: '2026-03-01T09:15:00.123Z', amount: 4000 },
+      { createdAt: '2026-03-01T09:15:00.123Z', amount: -1500 },
+      { createdAt: '2026-12-31T23:59:59.999Z', amount: 3500 },
+    ]
+    const compact = encodeUsage(
+      records.map((r) => Date.parse(r.createdAt)),
+      records.map((r) => r.amount),
+    )
+    let form: 'compact' | 'json' | 'json-untyped' = 'compact'
+    const server = fakeServer({
+      'GET /api/v0/store/1/usage': () =>
+        form === 'compact'
+          ? new Response(compact, {
+              status: 200,
+              headers: { 'content-type': compactUsageType, etag: 'W/"c"' },
+            })
+          : form === 'json'
+            ? answer('W/"j"', records)
+            : new Response(JSON.stringify({ usages: records }), { status: 200, headers: { etag: 'W/"u"' } }),
+    })
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } })
+    const fromCompact = await client.fetchQuery(usageQuery(1, 2026))
+    expect(server.calls[0]?.accept).toBe(usageAccept)
+    expect(fromCompact).toMatchObject({ etag: 'W/"c"', buckets: { total: 6000, sales: 2, records: 3 } })
+
+    // Another provider's JSON, typed or not: the same buckets.
+    for (const other of ['json', 'json-untyped'] as const) {
+      form = other
+      client.clear()
+      const fromJson = await client.fetchQuery(usageQuery(1, 2026))
+      expect(fromJson.buckets).toEqual(fromCompact.buckets)
+    }
+    expect(server.calls.map((call) => call.accept)).toEqual([usageAccept, usageAccept, usageAccept])
   })
 
   it('a 304 for buckets it does not have is an error, not empty figures', async () => {
