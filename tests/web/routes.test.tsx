@@ -1,39 +1,17 @@
 // The app's real route tree, with the router context main.tsx gives it: the guards, and the sales
 // route owning the selection (store, year and month from the address, the defaults applied once).
-import { QueryClient } from '@tanstack/react-query'
-import { createMemoryHistory, createRouter, RouterProvider } from '@tanstack/react-router'
-import { act, fireEvent, render, screen } from '@testing-library/react'
-import Cookies from 'js-cookie'
+import { act, fireEvent, screen } from '@testing-library/react'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { currentPeriod } from '../../src/features/sales/period.ts'
-import { sessionView, useStoreStore, useUserStore } from '../../src/lib/session-state.ts'
+import { useStoreStore } from '../../src/lib/session-state.ts'
 import { usageKeys } from '../../src/lib/usage.ts'
-import { routeTree } from '../../src/routeTree.gen.ts'
+import { signedIn, startAt } from './app-at.tsx'
 import { fakeServer, json } from './fake-server.ts'
 
 const stores = [
   { id: 1, name: '역삼점', images: [] },
   { id: 2, name: '선릉점', images: [] },
 ]
-const user = { id: 1, name: '김사장', phone: '01012345678', image: null }
-
-function signedIn() {
-  Cookies.set('accessToken', 'a1', { path: '/' })
-  Cookies.set('refreshToken', 'r1', { path: '/' })
-  useUserStore.setState({ user, isLoggedIn: true })
-  useStoreStore.setState({ store: stores[0], stores })
-}
-
-function startAt(address: string) {
-  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } })
-  const router = createRouter({
-    routeTree,
-    history: createMemoryHistory({ initialEntries: [address] }),
-    context: { session: sessionView, queryClient: async () => queryClient },
-  })
-  render(<RouterProvider router={router} />)
-  return { router, queryClient }
-}
 
 const server = () =>
   fakeServer({
@@ -54,14 +32,14 @@ describe('routes', () => {
   })
 
   it('a signed-in device is sent from /login to the sales screen', async () => {
-    signedIn()
+    signedIn(stores)
     server()
     const { router } = startAt('/login')
     await vi.waitFor(() => expect(router.state.location.pathname).toBe('/'))
   })
 
   it('the address names the store and period: they are shown, fetched, and the store is remembered', async () => {
-    signedIn()
+    signedIn(stores)
     const calls = server()
     const { queryClient } = startAt('/?store=2&year=2025&month=6')
     expect(
@@ -80,7 +58,7 @@ describe('routes', () => {
   })
 
   it('without a store or period in the address: the remembered store, this month, and the address stays /', async () => {
-    signedIn()
+    signedIn(stores)
     const calls = server()
     const { router } = startAt('/')
     const { year, month } = currentPeriod()
@@ -94,7 +72,7 @@ describe('routes', () => {
   })
 
   it("a store that is not the user's is not taken from the address", async () => {
-    signedIn()
+    signedIn(stores)
     const calls = server()
     startAt('/?store=99&year=2025&month=6')
     expect(
@@ -105,7 +83,7 @@ describe('routes', () => {
   })
 
   it('the store switcher opens the same period of the chosen store', async () => {
-    signedIn()
+    signedIn(stores)
     const calls = server()
     const { router } = startAt('/?year=2025&month=6')
     await screen.findByRole('heading', { level: 1, name: '역삼점 2025년 6월 매출' })

@@ -1,13 +1,9 @@
 // The stores overview (/stores) in the app's real route tree, with the API faked at the network edge:
 // one store whose figures cannot be fetched shows its own error in its row; the others keep theirs.
-import { QueryClient } from '@tanstack/react-query'
-import { createMemoryHistory, createRouter, RouterProvider } from '@tanstack/react-router'
-import { render, screen, within } from '@testing-library/react'
-import Cookies from 'js-cookie'
+import { screen, within } from '@testing-library/react'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { dayAndTime } from '../../src/lib/format.ts'
-import { sessionView, useStoreStore, useUserStore } from '../../src/lib/session-state.ts'
-import { routeTree } from '../../src/routeTree.gen.ts'
+import { signedIn, startAt } from './app-at.tsx'
 import { fakeServer, json } from './fake-server.ts'
 
 const stores = [
@@ -15,25 +11,6 @@ const stores = [
   { id: 2, name: '선릉점', images: [] },
   { id: 3, name: '대치점', images: [] },
 ]
-const user = { id: 1, name: '김사장', phone: '01012345678', image: null }
-
-function signedIn() {
-  Cookies.set('accessToken', 'a1', { path: '/' })
-  Cookies.set('refreshToken', 'r1', { path: '/' })
-  useUserStore.setState({ user, isLoggedIn: true })
-  useStoreStore.setState({ store: stores[0], stores })
-}
-
-function startAt(address: string) {
-  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } })
-  const router = createRouter({
-    routeTree,
-    history: createMemoryHistory({ initialEntries: [address] }),
-    context: { session: sessionView, queryClient: async () => queryClient },
-  })
-  render(<RouterProvider router={router} />)
-  return { router, queryClient }
-}
 
 /** A sale at the start of today (UTC): within "today up to now" at any time of day. */
 const todaysSale = (amount: number) => {
@@ -47,7 +24,7 @@ const failedText = '이 매장의 매출을 불러오지 못했습니다'
 
 beforeEach(() => {
   vi.spyOn(console, 'error').mockImplementation(() => {})
-  signedIn()
+  signedIn(stores)
 })
 
 describe('the stores overview, one store failing', () => {
