@@ -46,6 +46,12 @@ async function main() {
   const host = ['0.0.0.0', '::', 'localhost', '127.0.0.1'].includes(config.host) ? 'localhost' : config.host
   console.log(`Laundry sales dashboard listening on http://${host}:${port} (database: ${database.kind})`)
   snapshots?.start()
+  // The busiest stores' answers of this year and last, built while nobody waits for them.
+  const year = new Date().getUTCFullYear()
+  app.usageCache.warm([year, year - 1]).then(
+    (built) => app.log.info(`usage answers built ahead: ${built}`),
+    (error: unknown) => app.log.warn({ err: error }, 'building usage answers ahead failed'),
+  )
 }
 
 main().catch((error: unknown) => {

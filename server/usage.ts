@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto'
 import { promisify } from 'node:util'
 import { brotliCompress, constants, gunzip, gzip } from 'node:zlib'
-import { and, eq, sql } from 'drizzle-orm'
+import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import { LRUCache } from 'lru-cache'
 import * as canonical from '../contract/usage-bytes.ts'
 import { encodeUsage } from '../contract/usage-compact.ts'
@@ -185,31 +185,49 @@ export function usageCache(db: Db, maxBytes = 64 * 1024 * 1024) {
   const building = new Map<string, Promise<EncodedUsage>>()
   const stats = { builds: 0 }
 
+  /** The answer of a store's year in one form, built at most once per version and form. */
+  async function get(
+    storeId: number,
+    year: number,
+    version: number,
+    form: UsageForm = 'json',
+  ): Promise<EncodedUsage> {
+    const key = `${storeId}:${year}:${form}`
+    const cached = kept.get(key)
+    if (cached?.version === version) return cached
+    const buildKey = `${key}:${version}`
+    let pending = building.get(buildKey)
+    if (!pending) {
+      stats.builds++
+      pending = build(db, storeId, year, version, form).finally(() => building.delete(buildKey))
+      building.set(buildKey, pending)
+    }
+    const answer = await pending
+    if ((kept.get(key)?.version ?? -1) < answer.version) kept.set(key, answer)
+    return answer
+  }
+
   return {
     versionFor: prepareMemberVersion(db),
     stats,
+    get,
 
-    /** The answer of a store's year in one form, built at most once per version and form. */
-    async get(
-      storeId: number,
-      year: number,
-      version: number,
-      form: UsageForm = 'json',
-    ): Promise<EncodedUsage> {
-      const key = `${storeId}:${year}:${form}`
-      const cached = kept.get(key)
-      if (cached?.version === version) return cached
-      const buildKey = `${key}:${version}`
-      let pending = building.get(buildKey)
-      if (!pending) {
-        stats.builds++
-        pending = build(db, storeId, year, version, form).finally(() => building.delete(buildKey))
-        building.set(buildKey, pending)
-      }
-      const answer = await pending
-      if ((kept.get(key)?.version ?? -1) < answer.version) kept.set(key, answer)
-      return answer
+    /**
+     * Builds ahead, one after another, the compact answers (the form the app asks for) of the `limit`
+     * busiest store-years of `years` (the most changed first): after a start, the first owner to ask
+     * gets one from memory instead of waiting for a build from a cold database. Returns how many.
+     */
+    async warm(years: number[], limit = 10): Promise<number> {
+      const busiest = await db
+        .select({ storeId: usageYears.storeId, year: usageYears.year, version: usageYears.version })
+        .from(usageYears)
+        .where(inArray(usageYears.year, years))
+        .orderBy(desc(usageYears.version))
+        .limit(limit)
+      for (const { storeId, year, version } of busiest) await get(storeId, year, Number(version), 'compact')
+      return busiest.length
     },
+
     get size() {
       return kept.size
     },

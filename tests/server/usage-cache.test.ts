@@ -1,5 +1,6 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { describe, expect, it, vi } from 'vitest'
+import { compactUsageType, usageAccept } from '../../contract/usage-compact-type.ts'
 import { addStore, addUser, grant } from '../../server/db/accounts.ts'
 import { usages } from '../../server/db/schema.ts'
 import { bearer, capturedSms, sharedTestApp, signIn, type TestApp } from './test-app.ts'
@@ -106,5 +107,23 @@ describe('the usage answer over the wire', () => {
     const answers = await Promise.all([usage({}, 2026), usage({}, 2026), usage({}, 2026)])
     expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200])
     expect(current.app.usageCache.stats.builds).toBe(builds + 1)
+  })
+
+  it('answers built ahead (after a start) are given from memory: the first owner to ask waits for no build', async () => {
+    const cache = current.app.usageCache
+    // A new record: whatever was built before is out of date.
+    await current.app.db
+      .insert(usages)
+      .values({ storeId: 1, createdAt: new Date(Date.UTC(2026, 5, 1)), amount: 1000 })
+    const builds = cache.stats.builds
+    expect(await cache.warm([2026, 2025])).toBe(1)
+    expect(cache.stats.builds).toBe(builds + 1)
+    const answer = await usage({ accept: usageAccept }, 2026)
+    expect(answer.statusCode).toBe(200)
+    expect(answer.headers['content-type']).toBe(compactUsageType)
+    expect(cache.stats.builds).toBe(builds + 1)
+    // The contract's JSON is not built ahead: it is asked for by other clients, and built when they do.
+    await usage({}, 2026)
+    expect(cache.stats.builds).toBe(builds + 2)
   })
 })
