@@ -6,13 +6,12 @@
 //
 //   node --import tsx bench/usage-build.ts            (PGlite)
 //   DATABASE_URL=postgres://… node --import tsx bench/usage-build.ts
-import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { brotliCompress, constants, gzip } from 'node:zlib'
-import pg from 'pg'
+import { createPostgresDatabase } from '../scripts/postgres-database.ts'
 import { openDatabase } from '../server/db/client.ts'
 import { seedDemoIfEmpty } from '../server/db/seed.ts'
 import { usageCompact, usageJson } from '../server/usage.ts'
@@ -30,17 +29,8 @@ const compress = (body: Uint8Array) =>
 
 const dir = mkdtempSync(path.join(tmpdir(), 'laundry-usage-build-'))
 const adminUrl = process.env.DATABASE_URL
-let databaseUrl: string | undefined
-const name = `laundry_bench_${randomBytes(4).toString('hex')}`
-if (adminUrl) {
-  const admin = new pg.Client({ connectionString: adminUrl })
-  await admin.connect()
-  await admin.query(`create database ${name}`)
-  await admin.end()
-  const url = new URL(adminUrl)
-  url.pathname = `/${name}`
-  databaseUrl = url.toString()
-}
+const created = adminUrl ? await createPostgresDatabase(adminUrl, 'laundry_bench') : undefined
+const databaseUrl = created?.url
 try {
   const database = await openDatabase(databaseUrl ? { databaseUrl } : { pgliteDir: path.join(dir, 'pglite') })
   try {
@@ -68,10 +58,5 @@ try {
   }
 } finally {
   rmSync(dir, { recursive: true, force: true })
-  if (adminUrl) {
-    const admin = new pg.Client({ connectionString: adminUrl })
-    await admin.connect()
-    await admin.query(`drop database if exists ${name} with (force)`)
-    await admin.end()
-  }
+  await created?.drop()
 }

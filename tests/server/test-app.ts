@@ -1,43 +1,23 @@
 // Builds the real app for a test file on a fresh database: in-memory PGlite, or (TEST_DB=postgres) a
 // new database on the PostgreSQL of DATABASE_URL that `close()` drops again.
-import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { sql } from 'drizzle-orm'
-import pg from 'pg'
 import { afterAll, beforeAll, beforeEach, inject } from 'vitest'
+import { createPostgresDatabase } from '../../scripts/postgres-database.ts'
 import { buildApp } from '../../server/app.ts'
 import { readConfig } from '../../server/config.ts'
 import { type Database, openDatabase } from '../../server/db/client.ts'
 import type { SmsRetry } from '../../server/sign-in/sms.ts'
 
-async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const adminUrl = process.env.DATABASE_URL
-  if (!adminUrl) throw new Error('TEST_DB=postgres needs DATABASE_URL')
-  const name = `laundry_test_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: adminUrl })
-  await admin.connect()
-  await admin.query(`create database ${name}`)
-  await admin.end()
-  const url = new URL(adminUrl)
-  url.pathname = `/${name}`
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: adminUrl })
-      await client.connect()
-      await client.query(`drop database if exists ${name} with (force)`)
-      await client.end()
-    },
-  }
-}
-
 export async function openTestDatabase(): Promise<Database> {
   if (process.env.TEST_DB !== 'postgres') {
     return openDatabase({ pgliteDir: null, loadDataDir: new Blob([readFileSync(inject('pgliteTemplate'))]) })
   }
-  const created = await createPostgresDatabase()
+  const adminUrl = process.env.DATABASE_URL
+  if (!adminUrl) throw new Error('TEST_DB=postgres needs DATABASE_URL')
+  const created = await createPostgresDatabase(adminUrl)
   const database = await openDatabase({ databaseUrl: created.url })
   postgresUrls.set(database.db, created.url)
   return {
