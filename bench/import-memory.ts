@@ -12,7 +12,7 @@ import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync 
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import pg from 'pg'
+import { createPostgresDatabase } from '../scripts/postgres-database.ts'
 import { addStore } from '../server/db/accounts.ts'
 import { openDatabase, openForCommand } from '../server/db/client.ts'
 import { importUsageCsv } from '../server/db/import.ts'
@@ -52,20 +52,9 @@ try {
   const file = path.join(dir, 'sales.csv')
   let target: Parameters<typeof openDatabase>[0] = { pgliteDir: path.join(dir, 'pglite') }
   if (process.env.DATABASE_URL) {
-    const name = `laundry_import_${process.pid}`
-    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL })
-    await admin.connect()
-    await admin.query(`create database ${name}`)
-    await admin.end()
-    const url = new URL(process.env.DATABASE_URL)
-    url.pathname = `/${name}`
-    target = { databaseUrl: url.toString() }
-    dropPostgres = async () => {
-      const client = new pg.Client({ connectionString: process.env.DATABASE_URL })
-      await client.connect()
-      await client.query(`drop database if exists ${name} with (force)`)
-      await client.end()
-    }
+    const created = await createPostgresDatabase(process.env.DATABASE_URL, 'laundry_import')
+    target = { databaseUrl: created.url }
+    dropPostgres = created.drop
   }
   // The file, and a new embedded database, made by another process: a new PGlite database's initdb
   // peaks far above what opening one takes, and writing the file is no part of the import.
