@@ -1,16 +1,16 @@
 // On a repeat visit to the sales screen, paints the two totals it last showed at once, marked as being
 // refreshed: on a slow phone the app's code takes about a second to arrive from the service worker's
-// cache and run, and the owner wants the figure, not a blank page. index.html loads this as a script
-// of its own (async: it waits for nothing); main.tsx removes what it painted as soon as the router has
-// rendered the first screen, which then shows the same figures from the device, and fresher ones next.
+// cache and run, and the owner wants the figure, not a blank page. index.html loads this as a classic
+// script of its own (vite.config.ts), which runs while the page is parsed; main.tsx removes what it
+// painted as soon as the router has rendered the first screen, which shows the same figures from the
+// device, and fresher ones next.
 //
 // It paints only what the screen about to open would show: the sales screen (`/`), someone signed in
 // (the refresh token's cookie), the store and period of the address or, without them, the remembered
 // store and this month. It imports nothing, so it is one small file.
 import type { KeptTotals } from './lib/kept-totals.ts'
 
-// Loaded as a classic script (it runs while the page is parsed, before the app's modules): all of it
-// inside one function, so that nothing lands on `window`.
+// A classic script's top-level names land on `window`: all of it is inside one function.
 ;(() => {
   /** lib/kept-totals.ts's keptTotalsKey (a unit test checks that they agree). */
   const keptTotalsKey = 'laundry-kept-totals'
