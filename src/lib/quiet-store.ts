@@ -12,6 +12,8 @@
 // - The store is quiet when at least MIN_EXPECTED_SALES sales were expected in the span and none came.
 // - Offline the rule says nothing: we do not know what happened since the figures were fetched.
 
+import type { Buckets } from '../workers/buckets.ts'
+
 /** How many previous weeks of the same weekday make the usual. */
 export const HISTORY_WEEKS = 8
 /** With fewer weeks of history than this, nothing is said. */
@@ -98,6 +100,26 @@ export function quietStore({
   }
   if (expected < MIN_EXPECTED_SALES) return null
   return { quietHours: Math.max(1, Math.floor((nowMs - from) / hourMs)), expectedSales: Math.round(expected) }
+}
+
+/**
+ * The rule for a store's buckets as the screens hold them: this year's and, when fetched, last year's.
+ * `current`: they are the server's latest (no failed or unanswered fetch since); figures that may be
+ * out of date say nothing about a store being quiet now. Null for a year other than now's.
+ */
+export function quietStoreOf(
+  buckets: Buckets,
+  previous: Buckets | undefined,
+  now: Date,
+  current: boolean,
+): QuietStore | null {
+  if (buckets.year !== now.getUTCFullYear()) return null
+  return quietStore({
+    history: previous ? [buckets, previous] : [buckets],
+    lastSaleAt: buckets.lastSaleAt ?? previous?.lastSaleAt ?? null,
+    now,
+    online: current,
+  })
 }
 
 /** `2시간째 결제 없음 · 평소 이 시간 약 7건` */

@@ -226,6 +226,18 @@ describe('a store gone quiet', () => {
     await screen.findByTestId('year-total')
     expect(screen.queryByText(/결제 없음/)).not.toBeInTheDocument()
   })
+
+  it('is not said from figures whose refresh failed: they may be out of date', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(new Date('2026-11-20T08:00:00.000Z'))
+    quietServer('2026-11-20T05:00:00.000Z')
+    const { client } = renderAt({ year: 2026, month: 11 })
+    expect(await screen.findByText(/3시간째 결제 없음/)).toBeInTheDocument()
+    fakeServer({ 'GET /api/v0/store/1/usage': () => json(500, { message: '서버에 문제가 생겼습니다.' }) })
+    await act(() => client.refetchQueries())
+    expect(await screen.findByText(/새 매출을 불러오지 못했습니다/)).toBeInTheDocument()
+    expect(screen.queryByText(/결제 없음/)).not.toBeInTheDocument()
+  })
 })
 
 describe('the sales screen left open', () => {

@@ -16,7 +16,7 @@ import {
 import { compactNumber, dayAndTime, won } from '../../lib/format.ts'
 import { keepTotals } from '../../lib/kept-totals.ts'
 import { useOnline } from '../../lib/online.ts'
-import { quietStore, quietStoreText } from '../../lib/quiet-store.ts'
+import { quietStoreOf, quietStoreText } from '../../lib/quiet-store.ts'
 import { useStoreStore } from '../../lib/session-state.ts'
 import { usageQuery } from '../../lib/usage.ts'
 import { useMinuteTick } from '../../lib/use-minute-tick.ts'
@@ -112,7 +112,13 @@ export function SalesPage({
           {shown.offline ? '오프라인' : '새 매출을 불러오지 못했습니다'} · {dayAndTime(shown.fetchedAt)} 기준
         </p>
       )}
-      {shown.buckets && !shown.offline && <QuietNotice buckets={shown.buckets} previous={shown.previous} />}
+      {shown.buckets && (
+        <QuietNotice
+          buckets={shown.buckets}
+          previous={shown.previous}
+          current={!shown.offline && !shown.refreshFailed}
+        />
+      )}
       {shown.buckets ? (
         <Figures buckets={shown.buckets} previous={shown.previous} period={period} storeName={storeName} />
       ) : shown.unavailableOffline ? (
@@ -140,16 +146,17 @@ export function SalesPage({
   )
 }
 
-/** The store has gone unusually quiet today (lib/quiet-store.ts): said above its figures, online only. */
-function QuietNotice({ buckets, previous }: { buckets: Buckets; previous: Buckets | undefined }) {
-  const now = new Date()
-  if (buckets.year !== now.getUTCFullYear()) return null
-  const quiet = quietStore({
-    history: previous ? [buckets, previous] : [buckets],
-    lastSaleAt: buckets.lastSaleAt ?? previous?.lastSaleAt ?? null,
-    now,
-    online: true,
-  })
+/** The store has gone unusually quiet today (lib/quiet-store.ts): said above its figures, from current ones only. */
+function QuietNotice({
+  buckets,
+  previous,
+  current,
+}: {
+  buckets: Buckets
+  previous: Buckets | undefined
+  current: boolean
+}) {
+  const quiet = quietStoreOf(buckets, previous, new Date(), current)
   return quiet ? (
     <p className="quiet-notice" role="status">
       {quietStoreText(quiet)}

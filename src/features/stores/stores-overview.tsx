@@ -15,7 +15,7 @@ import { monthComparison, todayComparison } from '../../lib/comparisons.ts'
 import { useDocumentTitle } from '../../lib/document-title.ts'
 import { dayAndTime, salesCount, timeOfDay, won } from '../../lib/format.ts'
 import { useOnline } from '../../lib/online.ts'
-import { quietStore, quietStoreText } from '../../lib/quiet-store.ts'
+import { quietStoreOf, quietStoreText } from '../../lib/quiet-store.ts'
 import { useStoreStore } from '../../lib/session-state.ts'
 import { type Usage, usageKeys, usageQuery } from '../../lib/usage.ts'
 import { useMinuteTick } from '../../lib/use-minute-tick.ts'
@@ -28,6 +28,8 @@ interface Row {
   failed: boolean
   /** Its latest fetch got no answer (or the device is offline): its figures, if any, are the kept ones. */
   unanswered: boolean
+  /** Its figures are the server's latest: no failed or unanswered fetch since. */
+  current: boolean
   fetchedAt: number | undefined
 }
 
@@ -78,6 +80,7 @@ function useRows(stores: Store[], year: number): { rows: Row[]; offline: boolean
       previous: client.getQueryData<Usage>(usageKeys.year(store.id, year - 1))?.buckets,
       failed: !buckets && state?.status === 'error' && !unanswered,
       unanswered,
+      current: !unanswered && state?.status !== 'error',
       fetchedAt: buckets ? state?.dataUpdatedAt : undefined,
     }
   })
@@ -99,15 +102,7 @@ export function StoresOverview() {
     const monthSoFar = row.buckets
       ? monthComparison(row.buckets, month, month === 1 ? row.previous : row.buckets, now)
       : null
-    const quiet = row.buckets
-      ? quietStore({
-          history: [row.buckets, ...(row.previous ? [row.previous] : [])],
-          lastSaleAt: row.buckets.lastSaleAt ?? row.previous?.lastSaleAt ?? null,
-          now,
-          // Figures that may be out of date say nothing about a store being quiet now.
-          online: !row.unanswered,
-        })
-      : null
+    const quiet = row.buckets ? quietStoreOf(row.buckets, row.previous, now, row.current) : null
     return { ...row, today, monthSoFar, quiet }
   })
   // Quiet stores first; otherwise the stores' own order.
