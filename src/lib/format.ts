@@ -16,6 +16,15 @@ const fetchedAt = new Intl.DateTimeFormat('ko-KR', {
 /** `11월 22일 23:05` */
 export const dayAndTime = (time: number) => fetchedAt.format(time)
 
+/**
+ * What figures kept from an earlier fetch say of themselves when their latest refresh was answered
+ * with an error (a server error, not a missing connection): `새 매출을 불러오지 못했습니다 · 11월 22일
+ * 23:05 기준`. One wording for the sales screen and the overview's rows, so neither passes old figures
+ * off as current.
+ */
+export const failedRefreshNote = (fetchedAt: number) =>
+  `새 매출을 불러오지 못했습니다 · ${dayAndTime(fetchedAt)} 기준`
+
 /** `1,234건` */
 export const salesCount = (count: number) => `${number.format(count)}건`
 

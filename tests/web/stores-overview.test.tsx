@@ -47,6 +47,35 @@ describe('the stores overview, one store failing', () => {
     expect(server.count('GET /api/v0/store/2/usage')).toBeGreaterThan(0)
   })
 
+  it('a refresh answered with a server error after figures came: the row keeps them and says they may be old', async () => {
+    let failing = false
+    fakeServer({
+      'GET /api/v0/store/1/usage': () => todaysSale(12_000),
+      'GET /api/v0/store/2/usage': () => (failing ? json(500, { message: '서버 오류' }) : todaysSale(7_000)),
+      'GET /api/v0/store/3/usage': () => todaysSale(3_500),
+    })
+    const { queryClient } = startAt('/stores')
+    await vi.waitFor(() => expect(within(row(2)).getByTestId('store-today')).toHaveTextContent('7,000원'))
+    const year = new Date().getUTCFullYear()
+    const fetchedAt = queryClient.getQueryState(['usage', 2, year])?.dataUpdatedAt ?? Number.NaN
+    const note = `새 매출을 불러오지 못했습니다 · ${dayAndTime(fetchedAt)} 기준`
+    // Fresh figures carry no note.
+    expect(within(row(2)).queryByText(note)).not.toBeInTheDocument()
+    failing = true
+    await queryClient.refetchQueries({ queryKey: ['usage', 2, year] }).catch(() => {})
+    await vi.waitFor(() => expect(queryClient.getQueryState(['usage', 2, year])?.status).toBe('error'))
+    // The kept figures stay, said to be as of their time (as the sales screen says it), and are not
+    // called a failure or a connection trouble; the other rows carry no note.
+    await vi.waitFor(() => expect(within(row(2)).getByText(note)).toBeInTheDocument())
+    expect(within(row(2)).getByTestId('store-today')).toHaveTextContent('7,000원')
+    expect(within(row(2)).queryByText(failedText)).not.toBeInTheDocument()
+    expect(within(row(2)).queryByText(/^연결 안 됨/)).not.toBeInTheDocument()
+    expect(within(row(1)).queryByText(/기준$/)).not.toBeInTheDocument()
+    expect(within(row(3)).queryByText(/기준$/)).not.toBeInTheDocument()
+    expect(screen.getByTestId('total-today')).toHaveTextContent('22,500원')
+    expect(screen.queryByText(/^오프라인 ·/)).not.toBeInTheDocument()
+  })
+
   it('no answer at all for one store (its request fails on the network): the other rows stay', async () => {
     fakeServer({
       'GET /api/v0/store/1/usage': () => todaysSale(12_000),

@@ -13,7 +13,7 @@ import {
   todayComparison,
   yearComparison,
 } from '../../lib/comparisons.ts'
-import { compactNumber, dayAndTime, won } from '../../lib/format.ts'
+import { compactNumber, dayAndTime, failedRefreshNote, won } from '../../lib/format.ts'
 import { keepTotals } from '../../lib/kept-totals.ts'
 import { useOnline } from '../../lib/online.ts'
 import { quietStoreOf, quietStoreText } from '../../lib/quiet-store.ts'
@@ -109,7 +109,9 @@ export function SalesPage({
       <MonthNavigator period={period} onChange={onPeriodChange} />
       {shown.fetchedAt !== undefined && (shown.offline || shown.refreshFailed) && (
         <p className="offline-notice" role="status">
-          {shown.offline ? '오프라인' : '새 매출을 불러오지 못했습니다'} · {dayAndTime(shown.fetchedAt)} 기준
+          {shown.offline
+            ? `오프라인 · ${dayAndTime(shown.fetchedAt)} 기준`
+            : failedRefreshNote(shown.fetchedAt)}
         </p>
       )}
       {shown.buckets && (

@@ -13,7 +13,7 @@ import { OfflineError } from '../../lib/api.ts'
 import { Change } from '../../lib/change.tsx'
 import { monthComparison, todayComparison } from '../../lib/comparisons.ts'
 import { useDocumentTitle } from '../../lib/document-title.ts'
-import { dayAndTime, salesCount, timeOfDay, won } from '../../lib/format.ts'
+import { dayAndTime, failedRefreshNote, salesCount, timeOfDay, won } from '../../lib/format.ts'
 import { useOnline } from '../../lib/online.ts'
 import { quietStoreOf, quietStoreText } from '../../lib/quiet-store.ts'
 import { useStoreStore } from '../../lib/session-state.ts'
@@ -28,6 +28,11 @@ interface Row {
   failed: boolean
   /** Its latest fetch got no answer (or the device is offline): its figures, if any, are the kept ones. */
   unanswered: boolean
+  /**
+   * Its figures are kept from an earlier fetch, and its latest fetch was answered with an error (a
+   * server error, a refusal): they may be out of date, and the row says so, as the sales screen does.
+   */
+  refreshFailed: boolean
   /** Its figures are the server's latest: no failed or unanswered fetch since. */
   current: boolean
   fetchedAt: number | undefined
@@ -80,6 +85,7 @@ function useRows(stores: Store[], year: number): { rows: Row[]; offline: boolean
       previous: client.getQueryData<Usage>(usageKeys.year(store.id, year - 1))?.buckets,
       failed: !buckets && state?.status === 'error' && !unanswered,
       unanswered,
+      refreshFailed: Boolean(buckets) && state?.status === 'error' && !unanswered,
       current: !unanswered && state?.status !== 'error',
       fetchedAt: buckets ? state?.dataUpdatedAt : undefined,
     }
@@ -163,6 +169,9 @@ export function StoresOverview() {
               </span>
               {row.unanswered && !offline && row.fetchedAt !== undefined && (
                 <span className="store-row-note">연결 안 됨 · {dayAndTime(row.fetchedAt)} 기준</span>
+              )}
+              {row.refreshFailed && row.fetchedAt !== undefined && (
+                <span className="store-row-note">{failedRefreshNote(row.fetchedAt)}</span>
               )}
               {row.quiet && (
                 <span className="store-row-quiet" role="status">
