@@ -165,28 +165,31 @@ function preloadLoginScreen(): Plugin {
   }
 }
 
-/** The script that paints the totals last shown on a repeat visit: an entry of its own (see below). */
-const paintKeptTotals = sourceFile('src/paint-kept-totals.ts')
+/**
+ * The script that shows what index.html paints before the app runs (the login form to a signed-out
+ * visitor, the totals last shown on a repeat visit): an entry of its own (see below).
+ */
+const paintFirst = sourceFile('src/paint-first.ts')
 
 /**
- * Loads the kept totals' painter from index.html as a classic script of its own, which runs while the
+ * Loads the first painter from index.html as a classic script of its own, which runs while the
  * page is parsed, before the app's modules (measured: 0.4-0.8 s to the totals on 3G, against 0.7-1.3 s as
  * an async module). A module script written into index.html would be bundled with the app's entry and
  * wait for all of it. It must import nothing, and export nothing (a classic script has no exports).
  */
-function loadKeptTotalsPainter(): Plugin {
+function loadFirstPainter(): Plugin {
   return {
-    name: 'load-kept-totals-painter',
+    name: 'load-first-painter',
     apply: 'build',
     transformIndexHtml: {
       order: 'post',
       handler(_html, { bundle }) {
         const painter = builtChunks(bundle).find(
-          (chunk) => chunk.isEntry && chunk.facadeModuleId === paintKeptTotals,
+          (chunk) => chunk.isEntry && chunk.facadeModuleId === paintFirst,
         )
-        if (!painter) throw new Error('vite.config.ts: the kept totals painter was not built')
+        if (!painter) throw new Error('vite.config.ts: the first painter (src/paint-first.ts) was not built')
         if (painter.imports.length > 0 || painter.dynamicImports.length > 0)
-          throw new Error(`vite.config.ts: the kept totals painter imports ${painter.imports.join(', ')}`)
+          throw new Error(`vite.config.ts: the first painter imports ${painter.imports.join(', ')}`)
         return [
           {
             tag: 'script',
@@ -235,7 +238,7 @@ export default defineConfig(({ mode }) => ({
     }),
     react(),
     preloadLoginScreen(),
-    loadKeptTotalsPainter(),
+    loadFirstPainter(),
     checkChunkRules({
       'signed-in': [
         { what: "the signed-in routes' split chunks", test: isSignedInSplit },
@@ -300,7 +303,7 @@ export default defineConfig(({ mode }) => ({
     // Every browser this app supports has modulepreload; the polyfill would be dead weight.
     modulePreload: { polyfill: false },
     rolldownOptions: {
-      input: { index: sourceFile('index.html'), 'paint-kept-totals': paintKeptTotals },
+      input: { index: sourceFile('index.html'), 'paint-first': paintFirst },
       output: {
         codeSplitting: {
           includeDependenciesRecursively: false,

@@ -30,10 +30,12 @@ declare module '@tanstack/react-router' {
 
 startSessionLife(() => void router.navigate({ to: '/', replace: true }))
 
-// The totals src/paint-kept-totals.ts painted before this code ran give way to the first screen
-// rendered, which shows the same figures from the device (or another screen altogether).
+// What src/paint-first.ts painted before this code ran gives way to the first screen rendered: the
+// login form (which takes over what was typed, features/auth/login-shell.ts) or the sales screen with
+// the same figures from the device (or another screen altogether).
 const stopWatching = router.subscribe('onRendered', () => {
   document.querySelector('.kept-totals')?.remove()
+  document.querySelector('.login-shell')?.remove()
   stopWatching()
 })
 

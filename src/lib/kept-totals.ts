@@ -1,5 +1,5 @@
 // The two totals the sales screen last showed, kept apart from the figures so that a repeat visit can
-// paint them at once, before the app's code has arrived and run (src/paint-kept-totals.ts, a script of
+// paint them at once, before the app's code has arrived and run (src/paint-first.ts, a script of
 // its own that index.html loads). They are kept formatted: the painter carries no code of ours but
 // itself. Written only while someone is signed in; wipeDevice forgets them with everything else.
 import { getRefreshToken } from './tokens.ts'

@@ -33,6 +33,8 @@ test('the totals last shown are painted before the app runs, then the app takes 
     await expect(painted.locator('.summary-total')).toHaveText([shown.year, shown.month])
     await expect(painted.getByRole('status')).toHaveText(/^새로 고치는 중 · \d+월 \d+일 \d\d:\d\d 기준$/)
     await expect(painted).toHaveAttribute('aria-label', '행복빨래방 역삼점 매출')
+    // index.html's login form is for visitors not signed in: never shown, not even hidden in the page.
+    await expect(early.locator('.login-shell')).toHaveCount(0)
   } finally {
     await stalled.close()
   }

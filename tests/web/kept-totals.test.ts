@@ -21,7 +21,7 @@ async function openPage(address: string) {
   document.body.innerHTML = '<header class="shell-header"></header><div id="root"></div>'
   window.history.replaceState(null, '', address)
   vi.resetModules()
-  await import('../../src/paint-kept-totals.ts')
+  await import('../../src/paint-first.ts')
   return document.querySelector<HTMLElement>('.kept-totals')
 }
 
@@ -66,5 +66,30 @@ describe('the totals last shown, painted before the app runs', () => {
     expect(document.querySelector('.kept-totals')).toBeNull()
     keepTotals(kept)
     expect(localStorage.getItem(keptTotalsKey)).toBeNull()
+  })
+})
+
+describe("index.html's login form", () => {
+  /** index.html's body, hidden form included, with the painter run at `address`. */
+  async function openWithForm(address: string) {
+    document.body.innerHTML =
+      '<header class="shell-header"></header><main class="login-main login-shell" hidden></main><div id="root"></div>'
+    window.history.replaceState(null, '', address)
+    vi.resetModules()
+    await import('../../src/paint-first.ts')
+    return document.querySelector<HTMLElement>('.login-shell')
+  }
+
+  it('is shown to a visitor not signed in on the login screen and the sales screen', async () => {
+    Cookies.remove('refreshToken', { path: '/' })
+    expect((await openWithForm('/login'))?.hidden).toBe(false)
+    expect((await openWithForm('/'))?.hidden).toBe(false)
+  })
+
+  it('is removed for someone signed in, and on any other screen', async () => {
+    expect(await openWithForm('/login')).toBeNull()
+    expect(await openWithForm('/')).toBeNull()
+    Cookies.remove('refreshToken', { path: '/' })
+    expect(await openWithForm('/stores')).toBeNull()
   })
 })

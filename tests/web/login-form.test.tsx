@@ -213,3 +213,41 @@ describe('the login form', () => {
     expect(fake.calls).toHaveLength(0)
   })
 })
+
+describe("index.html's login form, shown before the app runs", () => {
+  /** index.html's form as src/paint-first.ts leaves it for a visitor not signed in. */
+  function shownShell(typed: string) {
+    const shell = document.createElement('main')
+    shell.className = 'login-main login-shell'
+    shell.innerHTML =
+      '<form><label for="shell-phone">휴대폰 번호</label><input id="shell-phone" name="phone" type="tel" /></form>'
+    document.body.append(shell)
+    const input = shell.querySelector('input') as HTMLInputElement
+    input.value = typed
+    input.focus()
+    input.setSelectionRange(3, 3)
+    return shell
+  }
+
+  it('gives way to the app form, which takes over the number typed, the focus and the caret', async () => {
+    const shell = shownShell('0101234')
+    render(<LoginForm onSignedIn={() => {}} />)
+    expect(shell.isConnected).toBe(false)
+    const phone = phoneField() as HTMLInputElement
+    expect(phone.value).toBe('0101234')
+    expect(phone).toHaveFocus()
+    expect([phone.selectionStart, phone.selectionEnd]).toEqual([3, 3])
+    // Typing goes on where the caret was.
+    await userEvent.setup().keyboard('9')
+    expect(phone.value).toBe('01091234')
+  })
+
+  it('is not read while hidden (a signed-in visitor), and the app form starts empty', () => {
+    const shell = shownShell('0101234')
+    shell.hidden = true
+    render(<LoginForm onSignedIn={() => {}} />)
+    expect(shell.isConnected).toBe(false)
+    expect((phoneField() as HTMLInputElement).value).toBe('')
+    expect(phoneField()).not.toHaveFocus()
+  })
+})

@@ -1,13 +1,18 @@
-// On a repeat visit to the sales screen, paints the two totals it last showed at once, marked as being
-// refreshed: on a slow phone the app's code takes about a second to arrive from the service worker's
-// cache and run, and the owner wants the figure, not a blank page. index.html loads this as a classic
-// script of its own (vite.config.ts), which runs while the page is parsed; main.tsx removes what it
-// painted as soon as the router has rendered the first screen, which shows the same figures from the
-// device, and fresher ones next.
+// What a slow phone shows before the app's code has arrived and run, painted at once. index.html loads
+// this as a classic script of its own (vite.config.ts), which runs while the page is parsed; main.tsx
+// removes what it painted as soon as the router has rendered the first screen.
 //
-// It paints only what the screen about to open would show: the sales screen (`/`), someone signed in
-// (the refresh token's cookie), the store and period of the address or, without them, the remembered
-// store and this month. It imports nothing, so it is one small file.
+// - To a visitor not signed in: index.html's login form (it is hidden until this says so), usable at
+//   once: on 3G the app's code takes about 3 s to arrive on a first visit, and the phone number can be
+//   typed meanwhile.
+// - On a repeat visit to the sales screen: the two totals it last showed, marked as being refreshed
+//   (on a slow phone the app's code takes about a second to arrive from the service worker's cache and
+//   run, and the owner wants the figure, not a blank page). Only what the screen about to open would
+//   show: the sales screen (`/`), someone signed in (the refresh token's cookie), the store and period
+//   of the address or, without them, the remembered store and this month; the app then shows the same
+//   figures from the device, and fresher ones next.
+//
+// It imports nothing, so it is one small file.
 import type { KeptTotals } from './lib/kept-totals.ts'
 
 // A classic script's top-level names land on `window`: all of it is inside one function.
@@ -42,9 +47,8 @@ import type { KeptTotals } from './lib/kept-totals.ts'
     return made
   }
 
-  function paintKeptTotals() {
+  function paintKeptTotals(signedIn: boolean) {
     const kept = read<KeptTotals>(keptTotalsKey)
-    const signedIn = document.cookie.split('; ').some((cookie) => cookie.startsWith('refreshToken='))
     if (!kept || !signedIn || location.pathname !== '/' || document.querySelector('.kept-totals')) return
     const { storeId, year, month } = selection()
     if (storeId !== kept.storeId || year !== kept.year || month !== kept.month) return
@@ -68,5 +72,19 @@ import type { KeptTotals } from './lib/kept-totals.ts'
     document.getElementById('root')?.before(section)
   }
 
-  paintKeptTotals()
+  /**
+   * Shows index.html's login form to a visitor not signed in who opens the login screen (or the sales
+   * screen, which sends them there); anywhere else it is removed. The app's login form takes over what
+   * was typed into it (features/auth/login-shell.ts).
+   */
+  function showLoginForm(signedIn: boolean) {
+    const form = document.querySelector<HTMLElement>('.login-shell')
+    if (!form) return
+    if (!signedIn && (location.pathname === '/login' || location.pathname === '/')) form.hidden = false
+    else form.remove()
+  }
+
+  const signedIn = document.cookie.split('; ').some((cookie) => cookie.startsWith('refreshToken='))
+  showLoginForm(signedIn)
+  paintKeptTotals(signedIn)
 })()
