@@ -174,6 +174,7 @@ describe('the JSON answer compressed twice: fast for the first answer, at the be
     async (encoding, decompress) => {
       access = ''
       const cache = current.app.usageCache
+      await cache.settled() // nothing left from earlier tests
       await irregularRecords() // and a version no earlier request built
       const recompressions = cache.stats.recompressions
       // This request builds the answer and sends the bytes of that build: the first compression.
