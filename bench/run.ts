@@ -175,7 +175,7 @@ rows.push([
 ])
 rows.push([
   'API bytes on the wire',
-  `${kB(a.identityBytes)} plain, ${kB(a.gzipBytes)} gzip (${a.gzipBytesPerRecord.toFixed(2)} B/record), ${kB(a.brotliBytes)} br (${a.brotliBytesPerRecord.toFixed(2)} B/record)`,
+  `${kB(a.identityBytes)} plain, ${kB(a.gzipBytes)} gzip (${a.gzipBytesPerRecord.toFixed(2)} B/record), ${kB(a.brotliBytes)} br (${a.brotliBytesPerRecord.toFixed(2)} B/record) once recompressed in the background; the first answer ${a.firstBrotliBytesPerRecord.toFixed(2)} B/record br`,
   'target <= 8 B/record',
 ])
 rows.push([
