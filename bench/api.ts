@@ -77,6 +77,13 @@ export async function benchApi(server: RunningServer, access: string, storeId: n
   const plain = await timed(url, auth)
   const records = (JSON.parse(plain.body.toString()) as { usages: unknown[] }).usages.length
   const etag = String(first.headers.etag)
+  const wire = async (encoding: string) =>
+    (await timed(url, { ...auth, 'accept-encoding': encoding })).body.length
+  // The first answer goes out fast-compressed; the server then recompresses the kept one in the
+  // background (seconds, on one core): what follows is measured once that is done, as owners meet it.
+  const firstBrotliBytes = first.body.length
+  for (let waited = 0; (await wire('br')) >= firstBrotliBytes && waited < 60_000; waited += 250)
+    await new Promise((resolve) => setTimeout(resolve, 250))
 
   // A server runs for days: time it warmed up (its code compiled by the JIT), as owners meet it.
   const repeated: number[] = []
@@ -90,8 +97,6 @@ export async function benchApi(server: RunningServer, access: string, storeId: n
     revalidated.push(notModified.ms)
   }
 
-  const wire = async (encoding: string) =>
-    (await timed(url, { ...auth, 'accept-encoding': encoding })).body.length
   const [gzipBytes, brotliBytes, identityBytes] = [await wire('gzip'), await wire('br'), plain.body.length]
 
   // The compact form, as the app asks for it: first answer (built now), then its bytes.
@@ -127,6 +132,7 @@ export async function benchApi(server: RunningServer, access: string, storeId: n
     brotliBytes,
     gzipBytesPerRecord: gzipBytes / records,
     brotliBytesPerRecord: brotliBytes / records,
+    firstBrotliBytesPerRecord: firstBrotliBytes / records,
     compact,
     throughput: {
       connections: 10,

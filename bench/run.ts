@@ -64,7 +64,12 @@ step(
 const usageBuilds = [
   ownProcess('bench/usage-build.ts'),
   ...(process.env.DATABASE_URL ? [ownProcessOn(process.env.DATABASE_URL, 'bench/usage-build.ts')] : []),
-] as { database: string; jsonMs: number[]; compactMs: number[] }[]
+] as {
+  database: string
+  jsonMs: number[]
+  compactMs: number[]
+  recompression: { json?: { ms: number; bytesPerRecord: { brotli: number } } }
+}[]
 
 step('snapshots of the embedded database with the demo data')
 const snapshot = ownProcess('bench/snapshot.ts')
@@ -171,7 +176,7 @@ rows.push([
 ])
 rows.push([
   'API bytes on the wire',
-  `${kB(a.identityBytes)} plain, ${kB(a.gzipBytes)} gzip (${a.gzipBytesPerRecord.toFixed(2)} B/record), ${kB(a.brotliBytes)} br (${a.brotliBytesPerRecord.toFixed(2)} B/record)`,
+  `${kB(a.identityBytes)} plain, ${kB(a.gzipBytes)} gzip (${a.gzipBytesPerRecord.toFixed(2)} B/record), ${kB(a.brotliBytes)} br (${a.brotliBytesPerRecord.toFixed(2)} B/record) once recompressed in the background; the first answer ${a.firstBrotliBytesPerRecord.toFixed(2)} B/record br`,
   'target <= 8 B/record',
 ])
 rows.push([
@@ -186,10 +191,17 @@ rows.push([
 ])
 for (const built of usageBuilds) {
   rows.push([
-    `API answer built outside the cache, ${built.database} (three builds: query, encoding, compression)`,
+    `API answer built outside the cache, ${built.database} (three builds: query, encoding, first compression)`,
     `compact ${built.compactMs.map(ms).join(', ')}; JSON ${built.jsonMs.map(ms).join(', ')}`,
     'target <= 150 ms',
   ])
+  const json = built.recompression.json
+  if (json)
+    rows.push([
+      `JSON answer recompressed in the background, ${built.database}`,
+      `${ms(json.ms)}, brotli ${json.bytesPerRecord.brotli} B/record`,
+      '',
+    ])
 }
 rows.push([
   `snapshot, demo data (${snapshot.records} records)`,

@@ -151,10 +151,12 @@ export async function buildApp({
   app.decorate('tokens', createTokens(database.db, secret, now, config.limits))
   const outbox = smsOutbox(sms ?? smsFromConfig(config.sms), app.log, smsRetry)
   app.decorate('otp', createOtp(database.db, secret, now, config.limits, outbox))
-  app.decorate('usageCache', usageCache(database.db))
+  app.decorate('usageCache', usageCache(database.db, { log: app.log }))
   app.decorateRequest('userId', 0)
   // Codes in flight are sent (or given up on, within smsRetry.closeWaitMs) before the database closes.
   app.addHook('onClose', () => outbox.close())
+  // Usage answers waiting to be recompressed are dropped; the running one stops at its next piece.
+  app.addHook('onClose', () => app.usageCache.close())
   // Every instance sweeps; a sweep another instance already made deletes nothing.
   const sweep = () =>
     sweepOldEvents(database.db, now()).catch((error: unknown) =>

@@ -56,7 +56,7 @@ export const storeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/store/:id/usage',
     {
-      // The answer is compressed once and kept, so the on-the-fly compressor stays out of it.
+      // The answer is compressed by the usage cache and kept, so the on-the-fly compressor stays out of it.
       compress: false,
       schema: {
         summary: "A store's usage records of one UTC calendar year, oldest first (members only)",

@@ -1,8 +1,10 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
+import { and, eq } from 'drizzle-orm'
 import { describe, expect, it, vi } from 'vitest'
 import { compactUsageType, usageAccept } from '../../contract/usage-compact-type.ts'
 import { addStore, addUser, grant } from '../../server/db/accounts.ts'
-import { usages } from '../../server/db/schema.ts'
+import { usages, usageYears } from '../../server/db/schema.ts'
+import { recompressBest, uncompressedBody, usageCache } from '../../server/usage.ts'
 import { bearer, capturedSms, sharedTestApp, signIn, type TestApp } from './test-app.ts'
 
 const owner = '01012345678'
@@ -125,5 +127,158 @@ describe('the usage answer over the wire', () => {
     // The contract's JSON is not built ahead: it is asked for by other clients, and built when they do.
     await usage({}, 2026)
     expect(cache.stats.builds).toBe(builds + 2)
+  })
+})
+
+/** The version the database holds for store 1's year. */
+async function versionOf(year: number) {
+  const [row] = await current.app.db
+    .select({ version: usageYears.version })
+    .from(usageYears)
+    .where(and(eq(usageYears.storeId, 1), eq(usageYears.year, year)))
+  return Number(row?.version ?? 0)
+}
+
+/**
+ * 3,000 records of 2026 at irregular instants (to the millisecond, as real ones are): brotli's best
+ * quality is well ahead of its fastest on them, as on real years (the 500 hourly ones compress about
+ * as well either way).
+ */
+async function irregularRecords() {
+  let seed = 7
+  const next = () => {
+    seed = (seed * 48271) % 2147483647
+    return seed
+  }
+  const start = Date.UTC(2026, 1, 1)
+  await current.app.db.insert(usages).values(
+    Array.from({ length: 3000 }, (_, i) => ({
+      storeId: 1,
+      createdAt: new Date(start + i * 2_000_000 + (next() % 1_000_000)),
+      amount: 1000 + (next() % 9) * 500,
+    })),
+  )
+}
+
+const newRecord = (year = 2026) =>
+  current.app.db
+    .insert(usages)
+    .values({ storeId: 1, createdAt: new Date(Date.UTC(year, 6, 1)), amount: 4500 })
+
+describe('the JSON answer compressed twice: fast for the first answer, at the best levels in the background', () => {
+  it.each([
+    ['br', brotliDecompressSync],
+    ['gzip', gunzipSync],
+  ])(
+    '%s: the first answer decompresses to the body; once settled, the kept one is smaller, the same bytes and the same ETag',
+    async (encoding, decompress) => {
+      access = ''
+      const cache = current.app.usageCache
+      await cache.settled() // nothing left from earlier tests
+      await irregularRecords() // and a version no earlier request built
+      const recompressions = cache.stats.recompressions
+      // This request builds the answer and sends the bytes of that build: the first compression.
+      const first = await usage({ 'accept-encoding': encoding })
+      expect(first.headers['content-encoding']).toBe(encoding)
+      const plain = await usage({ 'accept-encoding': 'identity' })
+      expect(decompress(first.rawPayload).toString()).toBe(plain.body)
+
+      await cache.settled()
+      expect(cache.stats.recompressions).toBe(recompressions + 1)
+      const kept = await usage({ 'accept-encoding': encoding })
+      expect(kept.headers.etag).toBe(first.headers.etag)
+      expect(decompress(kept.rawPayload).toString()).toBe(plain.body)
+      expect(kept.rawPayload.length).toBeLessThan(first.rawPayload.length)
+    },
+  )
+
+  it('the first answer itself is the fast compression, and the compact form is never recompressed', async () => {
+    await irregularRecords()
+    const cache = usageCache(current.app.db)
+    const version = await versionOf(2026)
+    const first = await cache.get(1, 2026, version, 'json')
+    const body = await uncompressedBody(first)
+    expect(brotliDecompressSync(first.brotli)).toEqual(body)
+    const compact = await cache.get(1, 2026, version, 'compact')
+    await cache.settled()
+    expect(cache.stats.recompressions).toBe(1)
+    const kept = await cache.get(1, 2026, version, 'json')
+    expect(kept).not.toBe(first)
+    expect(kept.etag).toBe(first.etag)
+    expect(kept.brotli.length).toBeLessThan(first.brotli.length)
+    expect(brotliDecompressSync(kept.brotli)).toEqual(body)
+    expect(await cache.get(1, 2026, version, 'compact')).toBe(compact)
+    await cache.close()
+  })
+
+  it('an answer whose version moved on before its turn is neither recompressed nor kept in place of the newer one', async () => {
+    access = ''
+    const cache = current.app.usageCache
+    await cache.settled()
+    const recompressions = cache.stats.recompressions
+    const before = await usage()
+    await newRecord()
+    const after = await usage()
+    expect(after.headers.etag).not.toBe(before.headers.etag)
+    await cache.settled()
+    const kept = await usage({ 'accept-encoding': 'br' })
+    expect(kept.headers.etag).toBe(after.headers.etag)
+    expect(brotliDecompressSync(kept.rawPayload).toString()).toBe(after.body)
+    // The newer one was recompressed; the older one at most before the newer was built.
+    expect(cache.stats.recompressions - recompressions).toBeGreaterThanOrEqual(1)
+
+    // Built for a version the database has already left (asked just before a record came): skipped.
+    const own = usageCache(current.app.db)
+    const version = await versionOf(2026)
+    await newRecord()
+    const stale = await own.get(1, 2026, version, 'json')
+    await own.settled()
+    expect(own.stats.recompressions).toBe(0)
+    expect(await own.get(1, 2026, version, 'json')).toBe(stale)
+    await own.close()
+  })
+
+  it('an answer no longer kept (dropped for room) is not recompressed', async () => {
+    const cache = usageCache(current.app.db, { maxBytes: 100 })
+    await cache.get(1, 2026, await versionOf(2026), 'json')
+    expect(cache.size).toBe(0)
+    await cache.settled()
+    expect(cache.stats.recompressions).toBe(0)
+    await cache.close()
+  })
+
+  it('closing while a recompression runs stops it soon, without throwing; nothing is recompressed after', async () => {
+    // A year big enough for brotli quality 11 to take a while: 20,000 records, about 1.2 MB of JSON.
+    const start = Date.UTC(2024, 0, 1)
+    const many = Array.from({ length: 20_000 }, (_, i) => ({
+      storeId: 1,
+      createdAt: new Date(start + i * 1_234_567 + (i % 997)),
+      amount: 1000 + (i % 13) * 500,
+    }))
+    for (let at = 0; at < many.length; at += 5000)
+      await current.app.db.insert(usages).values(many.slice(at, at + 5000))
+    const version = await versionOf(2024)
+
+    const cache = usageCache(current.app.db)
+    const first = await cache.get(1, 2024, version, 'json')
+    let started = performance.now()
+    await recompressBest(first, () => true)
+    const wholeMs = performance.now() - started
+
+    // Again, on a fresh cache: closed once its recompression has had time to start.
+    const closing = usageCache(current.app.db)
+    const answer = await closing.get(1, 2024, version, 'json')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    started = performance.now()
+    await expect(closing.close()).resolves.toBeUndefined()
+    const closeMs = performance.now() - started
+    expect(closeMs).toBeLessThan(wholeMs / 2)
+    expect(closing.stats.recompressions).toBe(0)
+    expect(await closing.get(1, 2024, version, 'json')).toBe(answer)
+    // Built after the close: kept and answered, never queued.
+    await closing.get(1, 2026, await versionOf(2026), 'json')
+    await closing.settled()
+    expect(closing.stats.recompressions).toBe(0)
+    await cache.close()
   })
 })
