@@ -18,7 +18,16 @@ export const SignRequest = Type.Object(
 )
 
 export const TokenPair = Type.Object({ access: Type.String(), refresh: Type.String() })
-export const SignAnswer = Type.Object({ token: TokenPair })
+export const SignAnswer = Type.Object({
+  token: TokenPair,
+  firstStoreId: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description:
+        "Our server's addition: the id of the first store of the profile (GET /user), the one a sign-in opens, so that the app can ask for its figures while it fetches the profile. Absent when the user has no store. Clients must not rely on it (other servers do not send it).",
+    }),
+  ),
+})
 export type SignAnswer = Static<typeof SignAnswer>
 
 export const RefreshQuery = Type.Object({

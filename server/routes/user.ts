@@ -12,9 +12,20 @@ import {
   SignOutQuery,
   SignRequest,
 } from '../../contract/api.ts'
+import type { Db } from '../db/client.ts'
 import { memberships, stores, users } from '../db/schema.ts'
 import { ApiError, messages } from '../errors.ts'
 import { knownDeviceCookie, knownDevicePath, knownDeviceSetCookie } from '../sign-in/known-device.ts'
+
+/** The stores a user may see, in the profile's order: the first is the one a sign-in opens. */
+const storesOf = (db: Db, userId: number) =>
+  db
+    .select({ id: stores.id, name: stores.name, images: stores.images })
+    .from(memberships)
+    .innerJoin(stores, eq(stores.id, memberships.storeId))
+    .where(eq(memberships.userId, userId))
+    .orderBy(asc(stores.id))
+    .$dynamic()
 
 export const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
@@ -62,7 +73,9 @@ export const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
       )
       const token = await app.tokens.start(userId)
       reply.header('set-cookie', knownDeviceSetCookie(knownDevice, request.protocol === 'https'))
-      return { token }
+      // The store the app opens after this sign-in, so that it asks for its figures at once.
+      const [first] = await storesOf(app.db, userId).limit(1)
+      return first ? { token, firstStoreId: first.id } : { token }
     },
   )
 
@@ -118,13 +131,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .from(users)
         .where(eq(users.id, request.userId))
       if (!user) throw new ApiError(401, messages.sessionExpired)
-      const storeList = await app.db
-        .select({ id: stores.id, name: stores.name, images: stores.images })
-        .from(memberships)
-        .innerJoin(stores, eq(stores.id, memberships.storeId))
-        .where(eq(memberships.userId, user.id))
-        .orderBy(asc(stores.id))
-      return { user, stores: storeList }
+      return { user, stores: await storesOf(app.db, user.id) }
     },
   )
 }

@@ -5,6 +5,7 @@ import { usageAccept } from '../../contract/usage-compact-type.ts'
 import { bucketInWorker } from '../workers/bucket-client.ts'
 import type { Buckets } from '../workers/buckets.ts'
 import { HttpError, request, StaleSessionError } from './api.ts'
+import { takeUsageEarly, usagePath } from './early-usage.ts'
 import { isSessionCurrent, sessionGeneration } from './tokens.ts'
 
 /** What is cached and kept for offline use of one store and year: the buckets and the answer's ETag. */
@@ -70,13 +71,18 @@ export const usageQuery = (storeId: number, year: number) =>
     queryFn: async ({ signal, client, queryKey }): Promise<Usage> => {
       const startedIn = sessionGeneration()
       const kept = client.getQueryData<Usage>(queryKey)
-      const response = await inTurn(() =>
-        request(`/api/v0/store/${storeId}/usage?year=${year}`, {
-          signal,
-          ifNoneMatch: kept?.etag ?? undefined,
-          accept: usageAccept,
-        }),
-      )
+      // The answer a sign-in asked for early (early-usage.ts), when nothing is kept to revalidate; if
+      // that one failed, the query asks again itself.
+      const early = kept ? undefined : takeUsageEarly(storeId, year)
+      const response =
+        (early && (await early.catch(() => undefined))) ??
+        (await inTurn(() =>
+          request(usagePath(storeId, year), {
+            signal,
+            ifNoneMatch: kept?.etag ?? undefined,
+            accept: usageAccept,
+          }),
+        ))
       if (response.status === 304) {
         if (!kept) throw new HttpError(304, '서버가 저장되지 않은 매출을 가리켰습니다.')
         if (!isSessionCurrent(startedIn)) throw new StaleSessionError()

@@ -47,6 +47,27 @@ describe('GET /api/v0/user', () => {
     })
   })
 
+  it("names the profile's first store in the sign-in answer, so the app can ask for its figures at once", async () => {
+    const sign = async (phone: string) => {
+      await current.app.inject({ method: 'PUT', url: '/api/v0/user/phone', payload: { phone } })
+      const signed = await current.app.inject({
+        method: 'POST',
+        url: '/api/v0/user/sign',
+        payload: { phone, code: sms.lastCode(phone) },
+      })
+      const answer = signed.json()
+      const profile = (await get('/api/v0/user', answer.token.access)).json()
+      return { answer, profile }
+    }
+    for (const phone of [owner, staff]) {
+      const { answer, profile } = await sign(phone)
+      expect(answer.firstStoreId).toBe(profile.stores[0].id)
+    }
+    expect((await sign(staff)).answer.firstStoreId).toBe(2)
+    // No store, no name: the answer is the contract's token alone.
+    expect(Object.keys((await sign(nobody)).answer)).toEqual(['token'])
+  })
+
   it('answers a user with no stores with an empty list (the app refuses them)', async () => {
     const { access } = await signIn(current.app, sms, nobody)
     expect((await get('/api/v0/user', access)).json().stores).toEqual([])

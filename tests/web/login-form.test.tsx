@@ -135,7 +135,13 @@ describe('the login form', () => {
     expect(fake.count('POST /api/v0/user/sign')).toBe(0)
     await typist.type(codeField(), '4{Enter}')
     await vi.waitFor(() => expect(onSignedIn).toHaveBeenCalledTimes(1))
-    expect(fake.calls.at(-2)).toMatchObject({ method: 'POST', body: { phone: '01012345678', code: '1234' } })
+    expect(fake.calls.map((call) => `${call.method} ${call.path}`).slice(-3)).toEqual([
+      'POST /api/v0/user/sign',
+      'GET /api/v0/user',
+      // The opened store's figures, asked for as soon as the profile names it (lib/early-usage.ts).
+      'GET /api/v0/store/1/usage',
+    ])
+    expect(fake.calls.at(-3)).toMatchObject({ body: { phone: '01012345678', code: '1234' } })
     expect(Cookies.get('accessToken')).toBe('a1')
     expect(Cookies.get('refreshToken')).toBe('r1')
     expect(useUserStore.getState()).toMatchObject({ user, isLoggedIn: true })
