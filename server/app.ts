@@ -153,10 +153,6 @@ export async function buildApp({
   app.decorate('otp', createOtp(database.db, secret, now, config.limits, outbox))
   app.decorate('usageCache', usageCache(database.db, { log: app.log }))
   app.decorateRequest('userId', 0)
-  // Codes in flight are sent (or given up on, within smsRetry.closeWaitMs) before the database closes.
-  app.addHook('onClose', () => outbox.close())
-  // Usage answers waiting to be recompressed are dropped; the running one stops at its next piece.
-  app.addHook('onClose', () => app.usageCache.close())
   // Every instance sweeps; a sweep another instance already made deletes nothing.
   const sweep = () =>
     sweepOldEvents(database.db, now()).catch((error: unknown) =>
@@ -164,8 +160,16 @@ export async function buildApp({
     )
   const sweeper = setInterval(sweep, sweepEveryMs).unref()
   app.addHook('onReady', sweep)
-  app.addHook('onClose', () => clearInterval(sweeper))
-  app.addHook('onClose', () => database.close())
+  // One hook, in this order (Fastify runs separate onClose hooks last-registered first): codes in
+  // flight are sent (or given up on, within smsRetry.closeWaitMs), usage answers waiting to be
+  // recompressed are dropped and the running one stops at its next piece, and only then does the
+  // database close.
+  app.addHook('onClose', async () => {
+    await outbox.close()
+    await app.usageCache.close()
+    clearInterval(sweeper)
+    await database.close()
+  })
   app.setErrorHandler(handleError)
   app.addHook('onRoute', declareCommonStatuses)
   // While closing, a request that still arrives (on a kept-alive connection, or pipelined) is told

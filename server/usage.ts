@@ -284,18 +284,26 @@ export function usageCache(
   }
 
   // The background recompressions, one at a time (a chain of promises), so they never take more than
-  // one core: a request's build can always have the other. `closed` drops the ones still waiting and
-  // stops the running one at its next piece.
+  // one core: a request's build can always have the other. A waiting turn holds only its key (never
+  // the answer's bytes, which the cache may drop meanwhile), one per key, at most `maxWaiting`: a
+  // client sweeping many years cannot line up minutes of work. `closed` drops the ones still waiting
+  // and stops the running one at its next piece.
   let queue: Promise<void> = Promise.resolve()
+  const waiting = new Set<string>()
+  const maxWaiting = 32
   let closed = false
 
-  function recompressLater(key: string, storeId: number, year: number, answer: EncodedUsage) {
-    // Still worth it while the server runs and this very answer is the one kept for its key: not
-    // dropped by the LRU, not replaced by a newer version.
-    const wanted = () => !closed && kept.peek(key) === answer
+  function recompressLater(key: string, storeId: number, year: number) {
+    if (waiting.has(key) || waiting.size >= maxWaiting) return
+    waiting.add(key)
     queue = queue.then(async () => {
+      waiting.delete(key)
+      // The answer kept for the key when its turn comes: still worth it while the server runs and that
+      // very answer stays kept (not dropped by the LRU, not replaced by a newer version).
+      const answer = kept.peek(key)
+      const wanted = () => !closed && answer !== undefined && kept.peek(key) === answer
       try {
-        if (!wanted()) return
+        if (!answer || !wanted()) return
         // A newer record may have come since (the cache learns of it only when someone asks): the
         // answer would be rebuilt at the next request anyway, so its seconds of compression are skipped.
         if ((await currentVersion(storeId, year)) !== answer.version) return
@@ -331,7 +339,7 @@ export function usageCache(
     const answer = await pending
     if ((kept.get(key)?.version ?? -1) < answer.version) {
       kept.set(key, answer)
-      if (recompressed(form)) recompressLater(key, storeId, year, answer)
+      if (recompressed(form)) recompressLater(key, storeId, year)
     }
     return answer
   }

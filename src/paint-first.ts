@@ -8,7 +8,7 @@
 // - On a repeat visit to the sales screen: the two totals it last showed, marked as being refreshed
 //   (on a slow phone the app's code takes about a second to arrive from the service worker's cache and
 //   run, and the owner wants the figure, not a blank page). Only what the screen about to open would
-//   show: the sales screen (`/`), someone signed in (the refresh token's cookie), the store and period
+//   show: the sales screen (`/`), someone signed in (and the refresh token's cookie), the store and period
 //   of the address or, without them, the remembered store and this month; the app then shows the same
 //   figures from the device, and fresher ones next.
 //
@@ -84,7 +84,11 @@ import type { KeptTotals } from './lib/kept-totals.ts'
     else form.remove()
   }
 
-  const signedIn = document.cookie.split('; ').some((cookie) => cookie.startsWith('refreshToken='))
-  showLoginForm(signedIn)
-  paintKeptTotals(signedIn)
+  // Signed in as the app's guards see it (the user state in local storage, lib/session-state.ts): the
+  // login form is for the others. The kept totals want the refresh token's cookie too, without which
+  // the app's start-up check ends the session.
+  const loggedIn = read<{ state?: { isLoggedIn?: unknown } }>('user-sotre')?.state?.isLoggedIn === true
+  const hasRefreshToken = document.cookie.split('; ').some((cookie) => cookie.startsWith('refreshToken='))
+  showLoginForm(loggedIn)
+  paintKeptTotals(loggedIn && hasRefreshToken)
 })()

@@ -71,10 +71,11 @@ export const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.ip,
         cookies,
       )
+      // The store the app opens after this sign-in, so that it asks for its figures at once; looked up
+      // before the tokens are made, so that nothing can fail between making them and sending them.
+      const [first] = await storesOf(app.db, userId).limit(1)
       const token = await app.tokens.start(userId)
       reply.header('set-cookie', knownDeviceSetCookie(knownDevice, request.protocol === 'https'))
-      // The store the app opens after this sign-in, so that it asks for its figures at once.
-      const [first] = await storesOf(app.db, userId).limit(1)
       return first ? { token, firstStoreId: first.id } : { token }
     },
   )

@@ -11,7 +11,7 @@ import { isSessionCurrent, sessionGeneration } from './tokens.ts'
 /** The address of a store's usage answer of one UTC year. */
 export const usagePath = (storeId: number, year: number) => `/api/v0/store/${storeId}/usage?year=${year}`
 
-/** An answer asked for early is taken over only this soon after it was asked for. */
+/** An answer asked for early is taken over only this soon after it was asked for; then it is dropped. */
 const keptForMs = 60_000
 
 interface Early {
@@ -19,18 +19,39 @@ interface Early {
   response: Promise<Response>
   startedIn: number
   askedAt: number
+  /** Stops its download when it is dropped. */
+  controller: AbortController
 }
 
 let early: Early | undefined
 
-/** Asks for a store's usage answer of a year now, for the usage query to take over (one at a time). */
-export function askUsageEarly(storeId: number, year: number) {
+/** Drops the answer asked for early, if any, and stops its download (a wipe of the device calls it). */
+export function dropUsageEarly() {
+  early?.controller.abort()
+  early = undefined
+}
+
+/**
+ * Asks now for the usage answer a sign-in's first screen needs, for the usage query to take over (one
+ * at a time): the store's, of this year on the device's calendar, which the sales screen opens when its
+ * address names no period (`currentPeriod` in features/sales/period.ts; tests/web/early-usage.test.ts
+ * checks that they agree).
+ */
+export function askUsageEarly(storeId: number, year = new Date().getFullYear()) {
   const path = usagePath(storeId, year)
   if (early?.path === path && isSessionCurrent(early.startedIn)) return
-  const response = request(path, { accept: usageAccept })
+  // Another store's answer (the sign-in answer named another than the profile) would only compete for the line.
+  dropUsageEarly()
+  const controller = new AbortController()
+  const response = request(path, { accept: usageAccept, signal: controller.signal })
   // Whoever takes it over sees a failure; until then, it is no unhandled rejection.
   response.catch(() => {})
-  early = { path, response, startedIn: sessionGeneration(), askedAt: Date.now() }
+  const asked: Early = { path, response, startedIn: sessionGeneration(), askedAt: Date.now(), controller }
+  early = asked
+  // Not taken over in time (the owner went elsewhere, or the figures were kept): dropped.
+  setTimeout(() => {
+    if (early === asked) dropUsageEarly()
+  }, keptForMs)
 }
 
 /**
@@ -41,6 +62,7 @@ export function takeUsageEarly(storeId: number, year: number): Promise<Response>
   const taken = early
   if (!taken || taken.path !== usagePath(storeId, year)) return undefined
   early = undefined
-  if (!isSessionCurrent(taken.startedIn) || Date.now() - taken.askedAt > keptForMs) return undefined
-  return taken.response
+  if (isSessionCurrent(taken.startedIn) && Date.now() - taken.askedAt <= keptForMs) return taken.response
+  taken.controller.abort()
+  return undefined
 }

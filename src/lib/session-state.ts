@@ -5,6 +5,7 @@
 import { create } from 'zustand'
 import { persist } from 'zustand/middleware'
 import type { ProfileAnswer, Store, User } from '../../contract/api.ts'
+import { dropUsageEarly } from './early-usage.ts'
 import { forgetTotals } from './kept-totals.ts'
 import { clearProblem } from './problem.ts'
 import { isSessionCurrent, removeTokens } from './tokens.ts'
@@ -106,6 +107,7 @@ async function clearRuntimeCaches() {
  */
 export async function wipeDevice() {
   removeTokens()
+  dropUsageEarly()
   useUserStore.setState({ user: null, isLoggedIn: false })
   useStoreStore.setState({ store: null, stores: [] })
   useUserStore.persist.clearStorage()

@@ -1,11 +1,11 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
-import { and, eq } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import { describe, expect, it, vi } from 'vitest'
 import { compactUsageType, usageAccept } from '../../contract/usage-compact-type.ts'
 import { addStore, addUser, grant } from '../../server/db/accounts.ts'
 import { usages, usageYears } from '../../server/db/schema.ts'
 import { recompressBest, uncompressedBody, usageCache } from '../../server/usage.ts'
-import { bearer, capturedSms, sharedTestApp, signIn, type TestApp } from './test-app.ts'
+import { bearer, capturedSms, createTestApp, sharedTestApp, signIn, type TestApp } from './test-app.ts'
 
 const owner = '01012345678'
 const sms = capturedSms()
@@ -280,5 +280,25 @@ describe('the JSON answer compressed twice: fast for the first answer, at the be
     await closing.settled()
     expect(closing.stats.recompressions).toBe(0)
     await cache.close()
+  })
+})
+
+describe("the server's close", () => {
+  it('stops the recompressions while the database is still open, and closes the database last', async () => {
+    const app = await createTestApp()
+    const seen: string[] = []
+    const close = app.usageCache.close
+    app.usageCache.close = async () => {
+      // The database must still answer here: a recompression's turn asks it for the version.
+      seen.push(
+        await app.db.execute(sql`select 1`).then(
+          () => 'database open',
+          () => 'database closed',
+        ),
+      )
+      await close()
+    }
+    await app.close()
+    expect(seen).toEqual(['database open'])
   })
 })

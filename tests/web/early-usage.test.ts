@@ -103,19 +103,28 @@ describe('the figures of the store a sign-in opens', () => {
     expect(server.count('GET /api/v0/store/2/usage')).toBe(2)
   })
 
-  it('are not taken over after the session ended, or a minute later', async () => {
-    fakeServer({
+  it('are not taken over after the session ended, or a minute later; then their download is stopped', async () => {
+    const server = fakeServer({
       'POST /api/v0/user/sign': () => json(200, { token: { access: 'a1', refresh: 'r1' }, firstStoreId: 2 }),
       'GET /api/v0/user': () => json(200, { user, stores }),
-      'GET /api/v0/store/2/usage': () => usage(4000),
+      // An answer still downloading: it ends only when the request is aborted.
+      'GET /api/v0/store/2/usage': () => new Promise<Response>(() => {}),
     })
-    expect(await signIn('01012345678', '1234')).toBe(true)
-    await wipeDevice()
-    expect(takeUsageEarly(2, year)).toBeUndefined()
+    /** Whether the n-th usage request (from 0) was aborted. */
+    const aborted = (n: number) =>
+      server.fetch.mock.calls.filter(([input]) => String(input).includes('/usage'))[n]?.[1]?.signal?.aborted
 
     expect(await signIn('01012345678', '1234')).toBe(true)
-    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 60_001 })
+    await wipeDevice()
+    expect(aborted(0)).toBe(true)
+    expect(takeUsageEarly(2, year)).toBeUndefined()
+
+    vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] })
     try {
+      expect(await signIn('01012345678', '1234')).toBe(true)
+      expect(aborted(1)).toBe(false)
+      vi.advanceTimersByTime(60_001)
+      expect(aborted(1)).toBe(true)
       expect(takeUsageEarly(2, year)).toBeUndefined()
     } finally {
       vi.useRealTimers()
@@ -124,5 +133,19 @@ describe('the figures of the store a sign-in opens', () => {
     askUsageEarly(2, year)
     expect(takeUsageEarly(2, year)).toBeDefined()
     expect(takeUsageEarly(2, year)).toBeUndefined()
+    expect(aborted(2)).toBe(false)
+  })
+
+  it('of another store than the profile opens stop downloading when the profile names the right one', async () => {
+    const server = fakeServer({
+      'POST /api/v0/user/sign': () => json(200, { token: { access: 'a1', refresh: 'r1' }, firstStoreId: 3 }),
+      'GET /api/v0/user': () => json(200, { user, stores }),
+      'GET /api/v0/store/3/usage': () => new Promise<Response>(() => {}),
+      'GET /api/v0/store/2/usage': () => usage(6000),
+    })
+    expect(await signIn('01012345678', '1234')).toBe(true)
+    const [store3] = server.fetch.mock.calls.filter(([input]) => String(input).includes('/store/3/usage'))
+    expect(store3?.[1]?.signal?.aborted).toBe(true)
+    expect(takeUsageEarly(2, year)).toBeDefined()
   })
 })

@@ -2,7 +2,7 @@
 // 'Login'. One step is active at a time; Enter in a field presses its button.
 import { type FormEvent, useLayoutEffect, useRef, useState } from 'react'
 import { countdownLabel, useCountdown } from './countdown.ts'
-import { removeLoginShell, type TypedBeforeApp, typedBeforeApp } from './login-shell.ts'
+import { removeLoginShell, typedBeforeApp } from './login-shell.ts'
 import { isCodeComplete, isPhoneComplete, requestCode, signIn } from './sign-in.ts'
 
 /** Focus moves to the code field 9 ms after a code was requested. */
@@ -11,30 +11,27 @@ const focusDelayMs = 9
 export function LoginForm({ onSignedIn }: { onSignedIn(): void }) {
   const [phone, setPhone] = useState('')
   const phoneInput = useRef<HTMLInputElement>(null)
-  /** What was typed into index.html's form, shown before this code ran; null when there was none. */
-  const [typed, setTyped] = useState<TypedBeforeApp | null>(null)
   const [code, setCode] = useState('')
   const [busy, setBusy] = useState(false)
   const countdown = useCountdown()
   const codeInput = useRef<HTMLInputElement>(null)
 
-  // Before the first paint, this form takes the place of index.html's: its number is read and its
-  // form removed in one step (read while rendering, a digit typed before the commit would be lost),
-  // and the re-render with the number is drawn before anything is painted.
+  // Before the first paint, this form takes the place of index.html's, in one step: its number is
+  // read and its form removed (read while rendering, a digit typed before the commit would be lost),
+  // and this field gets the number, the focus and the caret at once, so that a phone's keyboard has no
+  // moment without a focused field to close on. The state follows.
   useLayoutEffect(() => {
-    const before = typedBeforeApp()
+    const typed = typedBeforeApp()
     removeLoginShell()
-    if (!before) return
-    setPhone(before.phone)
-    setTyped(before)
-  }, [])
-  // Then the focus and the caret, where they were.
-  useLayoutEffect(() => {
     const input = phoneInput.current
-    if (!typed?.focused || !input) return
-    input.focus()
-    input.setSelectionRange(typed.selectionStart, typed.selectionEnd)
-  }, [typed])
+    if (!typed || !input) return
+    input.value = typed.phone
+    if (typed.focused) {
+      input.focus()
+      input.setSelectionRange(typed.selectionStart, typed.selectionEnd)
+    }
+    setPhone(typed.phone)
+  }, [])
 
   // A full number and no countdown running; then a running countdown and 4 digits.
   const canRequest = isPhoneComplete(phone) && !countdown.running && !busy

@@ -12,7 +12,6 @@ import { askUsageEarly } from '../../lib/early-usage.ts'
 import { page, reloadFor } from '../../lib/page.ts'
 import { applyProfile, useUserStore, wipeDevice } from '../../lib/session-state.ts'
 import { sessionGeneration, setTokens } from '../../lib/tokens.ts'
-import { currentPeriod } from '../sales/period.ts'
 import { codeSeconds } from './countdown.ts'
 import { endSession, fetchProfile, NoStoresError, noPermission } from './session.ts'
 
@@ -76,12 +75,11 @@ export async function signIn(phone: string, code: string): Promise<boolean> {
     tokensStored = true
     // The figures of the store this sign-in opens are asked for as soon as it is known: named in our
     // server's answer (while the profile is fetched), else by the profile (lib/early-usage.ts).
-    const { year } = currentPeriod()
     const named = signed.firstStoreId
-    if (typeof named === 'number' && Number.isSafeInteger(named) && named > 0) askUsageEarly(named, year)
+    if (typeof named === 'number' && Number.isSafeInteger(named) && named > 0) askUsageEarly(named)
     const profile = await fetchProfile()
     const opened = profile.stores[0]
-    if (opened) askUsageEarly(opened.id, year)
+    if (opened) askUsageEarly(opened.id)
     return applyProfile(profile, { keepSelection: false, startedIn })
   } catch (error) {
     if (error instanceof NoStoresError) {
