@@ -4,7 +4,7 @@
 //
 // - To a visitor not signed in: index.html's login form (it is hidden until this says so), usable at
 //   once: on 3G the app's code takes about 3 s to arrive on a first visit, and the phone number can be
-//   typed meanwhile.
+//   typed, and the code asked for, meanwhile.
 // - On a repeat visit to the sales screen: the two totals it last showed, marked as being refreshed
 //   (on a slow phone the app's code takes about a second to arrive from the service worker's cache and
 //   run, and the owner wants the figure, not a blank page). Only what the screen about to open would
@@ -80,8 +80,26 @@ import type { KeptTotals } from './lib/kept-totals.ts'
   function showLoginForm(signedIn: boolean) {
     const form = document.querySelector<HTMLElement>('.login-shell')
     if (!form) return
-    if (!signedIn && (location.pathname === '/login' || location.pathname === '/')) form.hidden = false
-    else form.remove()
+    if (signedIn || (location.pathname !== '/login' && location.pathname !== '/')) {
+      form.remove()
+      return
+    }
+    form.hidden = false
+    // Its code button works as the app's does: enabled by a full number (isPhoneComplete of
+    // features/auth/sign-in.ts; a unit test checks that they agree), and a press, or Enter, is kept
+    // for the app's form, which makes it again when it takes over.
+    const step = form.querySelector('form')
+    const phone = step?.querySelector('input')
+    const button = step?.querySelector('button')
+    if (!step || !phone || !button) return
+    const complete = () => /^[0-9]{10,11}$/.test(phone.value.replace(/[\s-]/g, ''))
+    phone.addEventListener('input', () => {
+      button.disabled = !complete()
+    })
+    step.addEventListener('submit', (event) => {
+      event.preventDefault()
+      if (complete()) form.dataset.requested = 'true'
+    })
   }
 
   // Signed in as the app's guards see it (the user state in local storage, lib/session-state.ts): the

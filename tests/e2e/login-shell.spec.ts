@@ -31,6 +31,7 @@ for (const width of [360, 1280]) {
     await page.goto('/login', { waitUntil: 'commit' })
 
     const early = page.locator('.login-shell')
+    await expect(early.getByLabel('휴대폰 번호')).toBeVisible()
     await expect(early.getByLabel('휴대폰 번호')).toBeEditable()
     await expect(early.getByRole('button', { name: 'get verification code' })).toBeDisabled()
     await expect(early.getByLabel('인증번호')).toBeDisabled()
@@ -56,3 +57,28 @@ for (const width of [360, 1280]) {
     await expect(page.getByTestId('year-total')).toBeVisible()
   })
 }
+
+test("the code asked for before the app runs (the number typed in full, then Enter) is asked for by the app's form", async ({
+  page,
+}) => {
+  const letAppRun = await holdAppCode(page)
+  await page.goto('/login', { waitUntil: 'commit' })
+  const early = page.locator('.login-shell')
+  // Shown (pressSequentially, unlike fill, does not wait for that: keys sent to the still hidden field
+  // would be lost).
+  await expect(early.getByLabel('휴대폰 번호')).toBeVisible()
+  await expect(early.getByRole('button', { name: 'get verification code' })).toBeDisabled()
+  await early.getByLabel('휴대폰 번호').pressSequentially('01012345678')
+  await expect(early.getByRole('button', { name: 'get verification code' })).toBeEnabled()
+  const mark = logMark()
+  await page.keyboard.press('Enter')
+
+  await letAppRun()
+  await expect(early).toHaveCount(0)
+  const code = await readCode('01012345678', mark)
+  await expect(page.getByLabel('인증번호')).toBeFocused()
+  await expect(page.getByRole('button', { name: /^\d\d : \d\d$/ })).toBeDisabled()
+  await page.getByLabel('인증번호').fill(code)
+  await page.getByRole('button', { name: 'Login' }).click()
+  await expect(page.getByTestId('year-total')).toBeVisible()
+})

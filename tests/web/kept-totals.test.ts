@@ -97,6 +97,42 @@ describe("index.html's login form", () => {
     expect((await openWithForm('/'))?.hidden).toBe(false)
   })
 
+  it("enables its code button as the app's form does, and keeps a press for the app", async () => {
+    setLoggedIn(false)
+    const { isPhoneComplete } = await import('../../src/features/auth/sign-in.ts')
+    const html = (await import('../../index.html?raw')).default
+    // index.html's own form, without its scripts.
+    const form = html.match(/<main class="login-main login-shell"[\s\S]*?<\/main>/)?.[0] ?? ''
+    document.body.innerHTML = `${form}<div id="root"></div>`
+    window.history.replaceState(null, '', '/login')
+    vi.resetModules()
+    await import('../../src/paint-first.ts')
+    const shell = document.querySelector<HTMLElement>('.login-shell') as HTMLElement
+    const phone = shell.querySelector('input') as HTMLInputElement
+    const button = shell.querySelector('button') as HTMLButtonElement
+    expect(button.disabled).toBe(true)
+    for (const typed of [
+      '0101234567',
+      '01012345678',
+      '010-1234-5678',
+      '010 1234 567',
+      '010123456',
+      '010123456789',
+      '01o12345678',
+      '',
+    ]) {
+      phone.value = typed
+      phone.dispatchEvent(new Event('input', { bubbles: true }))
+      expect(button.disabled, typed).toBe(!isPhoneComplete(typed))
+    }
+    phone.value = '0101234'
+    shell.querySelector('form')?.requestSubmit()
+    expect(shell.dataset.requested).toBeUndefined()
+    phone.value = '01012345678'
+    shell.querySelector('form')?.requestSubmit()
+    expect(shell.dataset.requested).toBe('true')
+  })
+
   it('is removed for someone signed in, and on any other screen', async () => {
     expect(await openWithForm('/login')).toBeNull()
     expect(await openWithForm('/')).toBeNull()

@@ -248,6 +248,17 @@ describe("index.html's login form, shown before the app runs", () => {
     expect(phone.value).toBe('01091234')
   })
 
+  it('a press of its code button with a full number is made again by the app form: the code is asked for', async () => {
+    const fake = server()
+    const shell = shownShell('010-1234-5678')
+    shell.dataset.requested = 'true'
+    render(<LoginForm onSignedIn={() => {}} />)
+    await vi.waitFor(() => expect(codeField()).toHaveFocus())
+    expect(fake.count('PUT /api/v0/user/phone')).toBe(1)
+    expect(fake.calls[0]?.body).toEqual({ phone: '01012345678' })
+    expect(requestButton()).toHaveTextContent('03 : 00')
+  })
+
   it('is not read while hidden (a signed-in visitor), and the app form starts empty', () => {
     const shell = shownShell('0101234')
     shell.hidden = true

@@ -1,6 +1,6 @@
 // The login screen's two steps: the phone number with 'get verification code', then the code with
 // 'Login'. One step is active at a time; Enter in a field presses its button.
-import { type FormEvent, useLayoutEffect, useRef, useState } from 'react'
+import { type FormEvent, useEffect, useLayoutEffect, useRef, useState } from 'react'
 import { countdownLabel, useCountdown } from './countdown.ts'
 import { removeLoginShell, typedBeforeApp } from './login-shell.ts'
 import { isCodeComplete, isPhoneComplete, requestCode, signIn } from './sign-in.ts'
@@ -11,6 +11,9 @@ const focusDelayMs = 9
 export function LoginForm({ onSignedIn }: { onSignedIn(): void }) {
   const [phone, setPhone] = useState('')
   const phoneInput = useRef<HTMLInputElement>(null)
+  const phoneForm = useRef<HTMLFormElement>(null)
+  /** The number with which index.html's code button was pressed before this form took its place. */
+  const pressedBeforeApp = useRef<string | null>(null)
   const [code, setCode] = useState('')
   const [busy, setBusy] = useState(false)
   const countdown = useCountdown()
@@ -30,8 +33,17 @@ export function LoginForm({ onSignedIn }: { onSignedIn(): void }) {
       input.focus()
       input.setSelectionRange(typed.selectionStart, typed.selectionEnd)
     }
+    if (typed.requested) pressedBeforeApp.current = typed.phone
     setPhone(typed.phone)
   }, [])
+  // A press of index.html's code button is made again here, once, after the render that gave this
+  // form the number (its submit handler then holds it; a ref, not state, so that React's development
+  // double effects cannot press twice).
+  useEffect(() => {
+    if (pressedBeforeApp.current === null || pressedBeforeApp.current !== phone) return
+    pressedBeforeApp.current = null
+    phoneForm.current?.requestSubmit()
+  })
 
   // A full number and no countdown running; then a running countdown and 4 digits.
   const canRequest = isPhoneComplete(phone) && !countdown.running && !busy
@@ -59,7 +71,7 @@ export function LoginForm({ onSignedIn }: { onSignedIn(): void }) {
 
   return (
     <div className="login-box">
-      <form className="login-step" onSubmit={onRequestCode} noValidate>
+      <form className="login-step" ref={phoneForm} onSubmit={onRequestCode} noValidate>
         <label htmlFor="phone">휴대폰 번호</label>
         <input
           id="phone"

@@ -1,6 +1,6 @@
 // index.html's login form, shown by src/paint-first.ts before the app's code has run, so that a slow
 // phone's owner can type the phone number at once. The app's login form takes it over when it first
-// renders: what was typed, and the focus with the caret where it was.
+// renders: what was typed, the focus with the caret where it was, and a press of its code button.
 
 /** What the owner typed into index.html's login form before the app ran. */
 export interface TypedBeforeApp {
@@ -9,6 +9,8 @@ export interface TypedBeforeApp {
   focused: boolean
   selectionStart: number | null
   selectionEnd: number | null
+  /** Whether its code button was pressed (or Enter given) with a full number. */
+  requested: boolean
 }
 
 const shell = () => document.querySelector<HTMLElement>('.login-shell')
@@ -23,6 +25,7 @@ export function typedBeforeApp(): TypedBeforeApp | null {
     focused: document.activeElement === phone,
     selectionStart: phone.selectionStart,
     selectionEnd: phone.selectionEnd,
+    requested: form.dataset.requested === 'true',
   }
 }
 
