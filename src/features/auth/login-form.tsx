@@ -40,7 +40,7 @@ export function LoginForm({ onSignedIn }: { onSignedIn(): void }) {
   // form the number (its submit handler then holds it; a ref, not state, so that React's development
   // double effects cannot press twice).
   useEffect(() => {
-    if (pressedBeforeApp.current === null || pressedBeforeApp.current !== phone) return
+    if (pressedBeforeApp.current !== phone) return
     pressedBeforeApp.current = null
     phoneForm.current?.requestSubmit()
   })
