@@ -44,6 +44,8 @@ test('every store at a glance: each column equals the server records, and a row 
     )
   }
   await expect(page.getByTestId('total-month')).toHaveText(won(total))
+  // Every store answered: the totals are all the latest, and say nothing more.
+  await expect(page.getByTestId('total-note')).toHaveCount(0)
 
   // Today's sum, count and change, the month's change and the last sale: as the page rendered them at
   // some moment since it opened, so one of what the records say at each second of that span (an hour
@@ -141,5 +143,7 @@ test('offline, the overview shows every store from the figures kept on the devic
   await expect(page.getByText(offlineNotice)).toBeVisible()
   await expect(page.getByTestId('store-today')).toHaveCount(demoStores.length)
   expect(await figures()).toEqual(online)
+  // The offline notice speaks for every figure; the totals add nothing of their own.
+  await expect(page.getByTestId('total-note')).toHaveCount(0)
   await page.screenshot({ path: 'test-results/screenshots/stores-offline.png', fullPage: true })
 })

@@ -41,8 +41,9 @@ describe('the stores overview, one store failing', () => {
     expect(within(row(1)).queryByText(failedText)).not.toBeInTheDocument()
     expect(within(row(3)).queryByText(failedText)).not.toBeInTheDocument()
     expect(within(row(2)).queryByTestId('store-today')).not.toBeInTheDocument()
-    // The failed store is the one left out of the total; nothing claims to be offline.
+    // The failed store is the one left out of the total, and the total says so; nothing claims to be offline.
     expect(screen.getByTestId('total-today')).toHaveTextContent('15,500원')
+    expect(screen.getByTestId('total-note')).toHaveTextContent(/^매장 1곳은 합계에서 빠짐$/)
     expect(screen.queryByText(/^오프라인 ·/)).not.toBeInTheDocument()
     expect(server.count('GET /api/v0/store/2/usage')).toBeGreaterThan(0)
   })
@@ -73,6 +74,7 @@ describe('the stores overview, one store failing', () => {
     expect(within(row(1)).queryByText(/기준$/)).not.toBeInTheDocument()
     expect(within(row(3)).queryByText(/기준$/)).not.toBeInTheDocument()
     expect(screen.getByTestId('total-today')).toHaveTextContent('22,500원')
+    expect(screen.getByTestId('total-note')).toHaveTextContent(/^매장 1곳은 이전 매출로 합산$/)
     expect(screen.queryByText(/^오프라인 ·/)).not.toBeInTheDocument()
   })
 
@@ -94,6 +96,7 @@ describe('the stores overview, one store failing', () => {
     expect(within(row(1)).getByTestId('store-today')).toHaveTextContent('12,000원')
     expect(within(row(2)).queryByTestId('store-today')).not.toBeInTheDocument()
     expect(screen.getByTestId('total-today')).toHaveTextContent('15,500원')
+    expect(screen.getByTestId('total-note')).toHaveTextContent(/^매장 1곳은 합계에서 빠짐$/)
   })
 
   it('kept figures of a store that did not answer show in its row with the time they are from', async () => {
@@ -127,6 +130,7 @@ describe('the stores overview, one store failing', () => {
     expect(within(row(2)).getByTestId('store-today')).toHaveTextContent('7,000원')
     // The other stores' answers may come after store 2's failure.
     await vi.waitFor(() => expect(screen.getByTestId('total-today')).toHaveTextContent('22,500원'))
+    expect(screen.getByTestId('total-note')).toHaveTextContent(/^매장 1곳은 이전 매출로 합산$/)
     expect(screen.queryByText(/^오프라인 ·/)).not.toBeInTheDocument()
   })
 })

@@ -120,6 +120,18 @@ export function StoresOverview() {
     monthSum: shown.reduce((sum, row) => sum + (row.monthSoFar?.sum ?? 0), 0),
   }
   const oldest = Math.min(...figures.flatMap((row) => (row.fetchedAt === undefined ? [] : [row.fetchedAt])))
+  // Online, the totals say when they are not all the latest: kept figures of a store that did not
+  // answer or whose refresh failed are added in, and a store with no figures at all is left out.
+  // (Offline, the page's notice says it for every figure.)
+  const totalNote = offline
+    ? []
+    : [
+        [shown.filter((row) => !row.current).length, '이전 매출로 합산'] as const,
+        [
+          figures.filter((row) => !row.buckets && (row.failed || row.unanswered)).length,
+          '합계에서 빠짐',
+        ] as const,
+      ].flatMap(([stores, what]) => (stores > 0 ? [`매장 ${stores}곳은 ${what}`] : []))
 
   return (
     <main className="stores">
@@ -141,6 +153,11 @@ export function StoresOverview() {
           <span className="stores-label">{month}월 합계</span>{' '}
           <strong data-testid="total-month">{won(total.monthSum)}</strong>
         </p>
+        {totalNote.length > 0 && (
+          <p className="stores-total-note" data-testid="total-note">
+            {totalNote.join(' · ')}
+          </p>
+        )}
       </section>
       <ul className="stores-list" aria-label="매장별 오늘 매출">
         {sorted.map((row) => (
