@@ -3,6 +3,7 @@
 import { createRouter, RouterProvider } from '@tanstack/react-router'
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
+import { removeLoginShell } from './features/auth/login-shell.ts'
 import { startSessionLife } from './features/auth/session.ts'
 import { sessionView } from './lib/session-state.ts'
 import { routeTree } from './routeTree.gen.ts'
@@ -35,7 +36,7 @@ startSessionLife(() => void router.navigate({ to: '/', replace: true }))
 // the same figures from the device (or another screen altogether).
 const stopWatching = router.subscribe('onRendered', () => {
   document.querySelector('.kept-totals')?.remove()
-  document.querySelector('.login-shell')?.remove()
+  removeLoginShell()
   stopWatching()
 })
 
