@@ -1,6 +1,6 @@
 // How long the server takes to build a busy year's usage answer when it is not in its cache: after a
 // start, and again after every new record of the current year. It calls the server's own
-// `buildUsageAnswer` (server/usage.ts: query, encoding, hash, the first compression), both forms,
+// `buildUsageAnswer` (server/usage/answer.ts: query, encoding, hash, the first compression), both forms,
 // in-process, on the embedded database (a fresh one with the demo data) or, with DATABASE_URL, on
 // PostgreSQL (a database created and dropped here). Three builds each: the first one reads the rows from
 // disk, the later ones from memory. Then the background step the cache takes for the forms it
@@ -22,7 +22,7 @@ import {
   recompressBest,
   recompressed,
   type UsageForm,
-} from '../server/usage.ts'
+} from '../server/usage/answer.ts'
 
 const dir = mkdtempSync(path.join(tmpdir(), 'laundry-usage-build-'))
 const adminUrl = process.env.DATABASE_URL

@@ -15,7 +15,8 @@ import { sweepOldEvents } from './sign-in/rate-limits.ts'
 import { type SmsRetry, type SmsSender, smsFromConfig, smsOutbox } from './sign-in/sms.ts'
 import { createTokens, jwtSecret, type Tokens } from './sign-in/tokens.ts'
 import { declareCommonStatuses } from './statuses.ts'
-import { type UsageCache, usageCache } from './usage.ts'
+import { type StoreAccess, storeAccess } from './store-access.ts'
+import { type UsageCache, usageCache } from './usage/cache.ts'
 import { buildValidator } from './validation.ts'
 import { web } from './web.ts'
 
@@ -39,6 +40,7 @@ declare module 'fastify' {
     now: () => Date
     tokens: Tokens
     otp: Otp
+    storeAccess: StoreAccess
     usageCache: UsageCache
   }
   interface FastifyRequest {
@@ -151,6 +153,7 @@ export async function buildApp({
   app.decorate('tokens', createTokens(database.db, secret, now, config.limits))
   const outbox = smsOutbox(sms ?? smsFromConfig(config.sms), app.log, smsRetry)
   app.decorate('otp', createOtp(database.db, secret, now, config.limits, outbox))
+  app.decorate('storeAccess', storeAccess(database.db))
   app.decorate('usageCache', usageCache(database.db, { log: app.log }))
   app.decorateRequest('userId', 0)
   // Every instance sweeps; a sweep another instance already made deletes nothing.

@@ -4,53 +4,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { ErrorBody, UsageAnswer, UsageParams, UsageQuery } from '../../contract/api.ts'
-import { isCompactUsageType } from '../../contract/usage-compact.ts'
 import { compactUsageType } from '../../contract/usage-compact-type.ts'
 import { ApiError, messages } from '../errors.ts'
-import { type UsageForm, uncompressedBody } from '../usage.ts'
-
-/** Whether a client accepts an encoding (a q=0 refusal counts as not accepting). */
-function accepts(header: string | undefined, encoding: string) {
-  return (header ?? '').split(',').some((part) => {
-    const [name, ...params] = part.trim().split(';')
-    return name?.trim().toLowerCase() === encoding && !params.some((p) => /^\s*q=0(\.0*)?\s*$/.test(p))
-  })
-}
-
-/** The q of an Accept entry (1 when it names none, 0 when it is not a number in 0..1). */
-function quality(params: string[]) {
-  const q = params.map((p) => /^\s*q\s*=\s*([\d.]+)\s*$/i.exec(p)).find(Boolean)
-  if (!q) return 1
-  const value = Number(q[1])
-  return value >= 0 && value <= 1 ? value : 0
-}
-
-/**
- * The form to answer: compact only when Accept names our compact type (version 1) with a q above
- * zero and at least the q it gives JSON (through `application/json`, `application/*` or `*\/*`, the
- * most specific one present). Wildcards alone never bring the compact form, and no Accept, or one
- * that refuses both, gets the contract's JSON as always.
- */
-export function usageFormFor(accept: string | undefined): UsageForm {
-  let compact = 0
-  let json: { q: number; specificity: number } = { q: 0, specificity: -1 }
-  for (const entry of (accept ?? '').split(',')) {
-    const [name = '', ...params] = entry.split(';')
-    const type = name.trim().toLowerCase()
-    const q = quality(params)
-    if (isCompactUsageType(entry)) compact = Math.max(compact, q)
-    const specificity =
-      type === 'application/json' ? 2 : type === 'application/*' ? 1 : type === '*/*' ? 0 : -1
-    if (specificity > json.specificity) json = { q, specificity }
-  }
-  return compact > 0 && compact >= json.q ? 'compact' : 'json'
-}
-
-const etagMatches = (header: string | undefined, etag: string) =>
-  (header ?? '').split(',').some((tag) => {
-    const candidate = tag.trim()
-    return candidate === '*' || candidate.replace(/^W\//, '') === etag.replace(/^W\//, '')
-  })
+import { uncompressedBody } from '../usage/answer.ts'
+import { accepts, etagMatches, usageFormFor } from '../usage/negotiation.ts'
 
 export const storeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -92,8 +49,7 @@ export const storeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { id } = request.params
       const { year } = request.query
-      // Not a member and no such store look the same, so store ids cannot be probed.
-      const version = await app.usageCache.versionFor(request.userId, id, year)
+      const version = await app.storeAccess.yearVersionFor(request.userId, id, year)
       if (version === undefined) throw new ApiError(403, messages.forbidden)
       const answer = await app.usageCache.get(id, year, version, usageFormFor(request.headers.accept))
 

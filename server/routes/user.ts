@@ -1,6 +1,6 @@
 // PUT/POST/GET/DELETE /api/v0/user/phone and /user/sign (public), and GET /api/v0/user (signed in).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { asc, eq } from 'drizzle-orm'
+import { eq } from 'drizzle-orm'
 import { Type } from 'typebox'
 import {
   ErrorBody,
@@ -12,20 +12,10 @@ import {
   SignOutQuery,
   SignRequest,
 } from '../../contract/api.ts'
-import type { Db } from '../db/client.ts'
-import { memberships, stores, users } from '../db/schema.ts'
+import { users } from '../db/schema.ts'
 import { ApiError, messages } from '../errors.ts'
 import { knownDeviceCookie, knownDevicePath, knownDeviceSetCookie } from '../sign-in/known-device.ts'
-
-/** The stores a user may see, in the profile's order: the first is the one a sign-in opens. */
-const storesOf = (db: Db, userId: number) =>
-  db
-    .select({ id: stores.id, name: stores.name, images: stores.images })
-    .from(memberships)
-    .innerJoin(stores, eq(stores.id, memberships.storeId))
-    .where(eq(memberships.userId, userId))
-    .orderBy(asc(stores.id))
-    .$dynamic()
+import { storesOf } from '../store-access.ts'
 
 export const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(

@@ -10,7 +10,7 @@ import { decodeUsage } from '../../contract/usage-compact.ts'
 import { compactUsageType, usageAccept } from '../../contract/usage-compact-type.ts'
 import { addStore, addUser, grant } from '../../server/db/accounts.ts'
 import { usages } from '../../server/db/schema.ts'
-import { usageFormFor } from '../../server/routes/store.ts'
+import { usageFormFor } from '../../server/usage/negotiation.ts'
 import { bucketCompact, scanCanonical } from '../../src/workers/bucket-records.ts'
 import { bearer, capturedSms, sharedTestApp, signIn, type TestApp } from './test-app.ts'
 

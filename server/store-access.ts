@@ -1,0 +1,51 @@
+// Who may see which store: the one owner of that rule. A user sees exactly the stores they are a member
+// of (owner or staff); a store they are not a member of and a store that does not exist look the same,
+// so store ids cannot be probed. The profile lists `storesOf`; every call about one store asks
+// `storeAccess`.
+import { and, asc, eq, sql } from 'drizzle-orm'
+import type { Db } from './db/client.ts'
+import { memberships, stores, usageYears } from './db/schema.ts'
+
+/** The stores a user may see, in the profile's order: the first is the one a sign-in opens. */
+export const storesOf = (db: Db, userId: number) =>
+  db
+    .select({ id: stores.id, name: stores.name, images: stores.images })
+    .from(memberships)
+    .innerJoin(stores, eq(stores.id, memberships.storeId))
+    .where(eq(memberships.userId, userId))
+    .orderBy(asc(stores.id))
+    .$dynamic()
+
+/**
+ * The membership check of a store's usage, with the version of its year (usage_years.version, 0 before
+ * the year's first record) in the same prepared statement, planned once: the only database work a
+ * repeated answer or a 304 costs.
+ */
+export function storeAccess(db: Db) {
+  const statement = db
+    .select({ version: sql<string | number>`coalesce(${usageYears.version}, 0)` })
+    .from(memberships)
+    .leftJoin(
+      usageYears,
+      and(eq(usageYears.storeId, memberships.storeId), eq(usageYears.year, sql.placeholder('year'))),
+    )
+    .where(
+      and(
+        eq(memberships.userId, sql.placeholder('userId')),
+        eq(memberships.storeId, sql.placeholder('storeId')),
+      ),
+    )
+    .prepare('usage_member_version')
+  return {
+    /**
+     * The version of a store's year when the user may see the store; undefined when not (not a member,
+     * or no such store): the caller answers 403.
+     */
+    async yearVersionFor(userId: number, storeId: number, year: number): Promise<number | undefined> {
+      const [row] = await statement.execute({ userId, storeId, year })
+      return row ? Number(row.version) : undefined
+    },
+  }
+}
+
+export type StoreAccess = ReturnType<typeof storeAccess>
