@@ -14,7 +14,7 @@ import { createOtp, type Otp } from './sign-in/otp.ts'
 import { sweepOldEvents } from './sign-in/rate-limits.ts'
 import { type SmsRetry, type SmsSender, smsFromConfig, smsOutbox } from './sign-in/sms.ts'
 import { createTokens, jwtSecret, type Tokens } from './sign-in/tokens.ts'
-import { declareCommonStatuses } from './statuses.ts'
+import { declareCommonStatuses, requireBearer } from './statuses.ts'
 import { type StoreAccess, storeAccess } from './store-access.ts'
 import { type UsageCache, usageCache } from './usage/cache.ts'
 import { buildValidator } from './validation.ts'
@@ -211,6 +211,7 @@ export async function buildApp({
         async (v0) => {
           await v0.register(signInRoutes)
           await v0.register(async (guarded) => {
+            guarded.addHook('onRoute', requireBearer)
             guarded.addHook('onRequest', authenticate)
             await guarded.register(profileRoutes)
             await guarded.register(storeRoutes)

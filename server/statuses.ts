@@ -8,7 +8,8 @@
 //   400 413 415   a method whose body Fastify reads (POST, PUT, PATCH, DELETE, OPTIONS): malformed
 //                 JSON, a body over the size limit, a content type other than JSON;
 //   414           a path with parameters: a value over the router's parameter length;
-//   401           a route that asks for a bearer token.
+//   401           every route of the signed-in scope, which declares the bearer scheme itself
+//                 (`requireBearer`), so no route there can leave it out of the document.
 import type { FastifySchema, RouteOptions } from 'fastify'
 import type { TSchema } from 'typebox'
 import { ErrorBody } from '../contract/api.ts'
@@ -44,8 +45,19 @@ export function declareCommonStatuses(route: RouteOptions) {
   if (schema.body || schema.querystring || schema.params || schema.headers) statuses.push(400)
   if (methods.some((method) => bodyMethods.has(method))) statuses.push(400, 413, 415)
   if (route.url.includes('/:')) statuses.push(414)
-  if (schema.security?.length) statuses.push(401)
   const response = { ...schema.response }
   for (const status of statuses) response[status] ??= { ...ErrorBody, description: descriptions[status] }
   route.schema = { ...schema, response } as FastifySchema
+}
+
+/**
+ * The signed-in scope's onRoute hook: every route registered there asks for a bearer token (the scope's
+ * onRequest hook refuses a request without a valid one with 401), so its schema gets the bearer scheme
+ * and the 401, whatever the route itself declares.
+ */
+export function requireBearer(route: RouteOptions) {
+  const schema = (route.schema ?? {}) as RouteSchema
+  const response = { ...schema.response }
+  response[401] ??= { ...ErrorBody, description: descriptions[401] }
+  route.schema = { ...schema, security: [{ bearer: [] }], response } as FastifySchema
 }

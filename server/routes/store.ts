@@ -22,7 +22,6 @@ export const storeRoutes: FastifyPluginAsyncTypebox = async (app) => {
           `The answer is the JSON below unless Accept names \`${compactUsageType}\` with a q at least JSON's: ` +
           'then the same records come in that compact encoding (docs/architecture.md, "The compact usage encoding"), ' +
           'with an ETag of its own. Both forms carry Vary: Accept, Accept-Encoding.',
-        security: [{ bearer: [] }],
         params: UsageParams,
         querystring: UsageQuery,
         response: {

@@ -97,3 +97,43 @@ export function problems(document: OpenApiDocument, method: string, path: string
   }
   return found
 }
+
+/** A path of the document with every parameter filled in with a plausible value. */
+const filled = (path: string) => path.replace(/\{[^}]+\}/g, '1')
+
+/**
+ * Calls every operation of the document without a bearer token (with its query parameters filled in,
+ * and an empty JSON body where it takes one) and lists each one that refuses as a signed-in call does
+ * (401 with the sign-in message) while its document declares no 401 or no bearer scheme: a guarded
+ * route whose schema forgot them.
+ */
+export async function unguardedDeclarations(
+  app: {
+    inject(options: {
+      method: string
+      url: string
+      payload?: object
+    }): Promise<{ statusCode: number; json(): unknown }>
+  },
+  document: OpenApiDocument,
+): Promise<string[]> {
+  const found: string[] = []
+  for (const { path, method, operation } of operations(document)) {
+    const query = (operation.parameters ?? [])
+      .filter((parameter) => parameter.in === 'query')
+      .map((parameter) => `${parameter.name}=${parameter.name === 'year' ? 2026 : 'x'}`)
+      .join('&')
+    const response = await app.inject({
+      method,
+      url: `${filled(path)}${query ? `?${query}` : ''}`,
+      ...(operation.requestBody ? { payload: {} } : {}),
+    })
+    if (response.statusCode !== 401) continue
+    if ((response.json() as { message?: string }).message !== '로그인이 필요합니다.') continue
+    if (!operation.responses['401'])
+      found.push(`${method} ${path}: refuses without a token but declares no 401`)
+    if (!operation.security?.length)
+      found.push(`${method} ${path}: refuses without a token but declares no bearer scheme`)
+  }
+  return found.sort()
+}
