@@ -1,8 +1,9 @@
 // The two totals the sales screen last showed, kept apart from the figures so that a repeat visit can
 // paint them at once, before the app's code has arrived and run (src/paint-first.ts, a script of
 // its own that index.html loads). They are kept formatted: the painter carries no code of ours but
-// itself. Written only while someone is signed in; wipeDevice forgets them with everything else.
-import { getRefreshToken } from './tokens.ts'
+// itself. Written only for this tab's own sign-in (sign-in-storage.ts); wipeDevice forgets them with
+// everything else.
+import { signInStorage } from './sign-in-storage.ts'
 
 export const keptTotalsKey = 'laundry-kept-totals'
 
@@ -22,12 +23,11 @@ export interface KeptTotals {
 }
 
 export function keepTotals(totals: KeptTotals) {
-  if (getRefreshToken() === undefined) return
   try {
-    localStorage.setItem(keptTotalsKey, JSON.stringify(totals))
+    signInStorage.setItem(keptTotalsKey, JSON.stringify(totals))
   } catch {
     // A full or refused storage only costs the next visit its early totals.
   }
 }
 
-export const forgetTotals = () => localStorage.removeItem(keptTotalsKey)
+export const forgetTotals = () => signInStorage.removeItem(keptTotalsKey)
