@@ -13,7 +13,7 @@
 //   figures from the device, and fresher ones next.
 //
 // It imports nothing, so it is one small file.
-import type { KeptTotals } from './lib/kept-totals.ts'
+import type { KeptTotalsOfSignIn } from './lib/kept-totals.ts'
 
 // A classic script's top-level names land on `window`: all of it is inside one function.
 ;(() => {
@@ -32,13 +32,26 @@ import type { KeptTotals } from './lib/kept-totals.ts'
   function selection() {
     const params = new URLSearchParams(location.search)
     const today = new Date()
-    const remembered = read<{ state?: { store?: { id?: number } | null } }>('store-store')?.state?.store?.id
+    const remembered = stores?.store?.id
     return {
       storeId: params.has('store') ? Number(params.get('store')) : remembered,
       year: params.has('year') ? Number(params.get('year')) : today.getFullYear(),
       month: params.has('month') ? Number(params.get('month')) : today.getMonth() + 1,
     }
   }
+
+  /** A cookie's value (ours are written unencoded: tokens and hex ids). */
+  function cookie(name: string) {
+    return document.cookie
+      .split('; ')
+      .find((pair) => pair.startsWith(`${name}=`))
+      ?.slice(name.length + 1)
+  }
+
+  /** The stores the device remembers (lib/session-state.ts): the user's, and the selected one. */
+  const stores = read<{ state?: { stores?: { id?: number }[]; store?: { id?: number } | null } }>(
+    'store-store',
+  )?.state
 
   function element(tag: string, className: string, text?: string) {
     const made = document.createElement(tag)
@@ -47,9 +60,16 @@ import type { KeptTotals } from './lib/kept-totals.ts'
     return made
   }
 
+  /**
+   * Paints the kept totals, only where the app will show the same: for the sign-in they were shown to
+   * (the cookie `signInId`; another user's sign-in, or none, gets nothing), for a store the user still
+   * has, and for the store and period the sales screen opens.
+   */
   function paintKeptTotals(signedIn: boolean) {
-    const kept = read<KeptTotals>(keptTotalsKey)
+    const kept = read<KeptTotalsOfSignIn>(keptTotalsKey)
     if (!kept || !signedIn || location.pathname !== '/' || document.querySelector('.kept-totals')) return
+    if (!kept.signInId || cookie('signInId') !== kept.signInId) return
+    if (!stores?.stores?.some((store) => store.id === kept.storeId)) return
     const { storeId, year, month } = selection()
     if (storeId !== kept.storeId || year !== kept.year || month !== kept.month) return
 
@@ -106,7 +126,6 @@ import type { KeptTotals } from './lib/kept-totals.ts'
   // login form is for the others. The kept totals want the refresh token's cookie too, without which
   // the app's start-up check ends the session.
   const loggedIn = read<{ state?: { isLoggedIn?: unknown } }>('user-sotre')?.state?.isLoggedIn === true
-  const hasRefreshToken = document.cookie.split('; ').some((cookie) => cookie.startsWith('refreshToken='))
   showLoginForm(loggedIn)
-  paintKeptTotals(loggedIn && hasRefreshToken)
+  paintKeptTotals(loggedIn && cookie('refreshToken') !== undefined)
 })()

@@ -118,3 +118,16 @@ export const restored: Promise<void> = persistQueryClient({
     shouldDehydrateQuery: (query) => usageKeys.is(query.queryKey) && query.state.status === 'success',
   },
 })[1].catch((error: unknown) => console.error('the figures kept on this device could not be restored', error))
+
+/**
+ * Forgets the figures of every store but these (a profile that no longer lists a store: the owner's
+ * access to it was revoked): from the cache, and with it from the copy kept on the device, which the
+ * persister saves again without them.
+ */
+export async function forgetStoresBut(storeIds: readonly number[]) {
+  await restored
+  queryClient.removeQueries({
+    queryKey: usageKeys.all,
+    predicate: ({ queryKey }) => !storeIds.includes(queryKey[1] as number),
+  })
+}

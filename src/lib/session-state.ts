@@ -6,7 +6,7 @@ import { create } from 'zustand'
 import { createJSONStorage, persist } from 'zustand/middleware'
 import type { ProfileAnswer, Store, User } from '../../contract/api.ts'
 import { dropUsageEarly } from './early-usage.ts'
-import { forgetTotals } from './kept-totals.ts'
+import { forgetTotals, forgetTotalsUnlessOf } from './kept-totals.ts'
 import { clearProblem } from './problem.ts'
 import { signInStorage } from './sign-in-storage.ts'
 import { isOtherSignIn, isSessionCurrent, removeTokens } from './tokens.ts'
@@ -89,7 +89,18 @@ export function applyProfile(
   useUserStore.getState().setUser(profile.user)
   useStoreStore.setState({ stores: profile.stores, store: kept ?? profile.stores[0] ?? null })
   useUserStore.getState().setLoggedIn(true)
+  forgetStoresNotIn(profile.stores.map((store) => store.id))
   return true
+}
+
+/**
+ * Forgets what the device keeps of stores a profile no longer lists (the owner's access to one was
+ * revoked): its kept totals at once, and its kept figures.
+ */
+function forgetStoresNotIn(storeIds: number[]) {
+  forgetTotalsUnlessOf(storeIds)
+  // Loaded lazily, as by wipeDevice; a sign-in loads it next anyway, for the screen it opens.
+  void import('./query-client.ts').then(({ forgetStoresBut }) => forgetStoresBut(storeIds))
 }
 
 /**
