@@ -9,10 +9,12 @@
 //   (on a slow phone the app's code takes about a second to arrive from the service worker's cache and
 //   run, and the owner wants the figure, not a blank page). Only what the screen about to open would
 //   show: the sales screen (`/`), someone signed in (and the refresh token's cookie), the store and period
-//   of the address or, without them, the remembered store and this month; the app then shows the same
-//   figures from the device, and fresher ones next.
+//   the route opens for the address (figures/sales-search.ts: the address's, or the remembered store and
+//   this month, UTC); the app then shows the same figures from the device, and fresher ones next.
 //
-// It imports nothing, so it is one small file.
+// It loads nothing at run time: the two small pure modules it imports (src/figures/) are built into it,
+// a copy of its own (vite.config.ts), so it is one small file.
+import { salesSearchOf } from './figures/sales-search.ts'
 import type { KeptTotalsOfSignIn } from './lib/kept-totals.ts'
 
 // A classic script's top-level names land on `window`: all of it is inside one function.
@@ -28,16 +30,14 @@ import type { KeptTotalsOfSignIn } from './lib/kept-totals.ts'
     }
   }
 
-  /** The store, year and month the sales screen will open with. */
+  /**
+   * The store, year and month the sales screen will open with: the route's reading of the address, and
+   * its store when it is one of the user's, else the remembered one (routes/_authed/index.tsx).
+   */
   function selection() {
-    const params = new URLSearchParams(location.search)
-    const today = new Date()
-    const remembered = stores?.store?.id
-    return {
-      storeId: params.has('store') ? Number(params.get('store')) : remembered,
-      year: params.has('year') ? Number(params.get('year')) : today.getFullYear(),
-      month: params.has('month') ? Number(params.get('month')) : today.getMonth() + 1,
-    }
+    const { store, year, month } = salesSearchOf(location.search)
+    const listed = stores?.stores?.some((option) => option.id === store)
+    return { storeId: listed ? store : stores?.store?.id, year, month }
   }
 
   /** A cookie's value (ours are written unencoded: tokens and hex ids). */
