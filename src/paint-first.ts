@@ -30,16 +30,6 @@ function read<T>(key: string): T | null {
   }
 }
 
-/**
- * The store, year and month the sales screen will open with: the route's reading of the address, and
- * its store when it is one of the user's, else the remembered one (routes/_authed/index.tsx).
- */
-function selection() {
-  const { store, year, month } = salesSearchOf(location.search)
-  const listed = stores?.stores?.some((option) => option.id === store)
-  return { storeId: listed ? store : stores?.store?.id, year, month }
-}
-
 /** A cookie's value (ours are written unencoded: tokens and hex ids). */
 function cookie(name: string) {
   return document.cookie
@@ -52,6 +42,16 @@ function cookie(name: string) {
 const stores = read<{ state?: { stores?: { id?: number }[]; store?: { id?: number } | null } }>(
   'store-store',
 )?.state
+
+/**
+ * The store, year and month the sales screen will open with: the route's reading of the address, and
+ * its store when it is one of the user's, else the remembered one (routes/_authed/index.tsx).
+ */
+function selection() {
+  const { store, year, month } = salesSearchOf(location.search)
+  const listed = stores?.stores?.some((option) => option.id === store)
+  return { storeId: listed ? store : stores?.store?.id, year, month }
+}
 
 function element(tag: string, className: string, text?: string) {
   const made = document.createElement(tag)
