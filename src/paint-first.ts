@@ -9,104 +9,122 @@
 //   (on a slow phone the app's code takes about a second to arrive from the service worker's cache and
 //   run, and the owner wants the figure, not a blank page). Only what the screen about to open would
 //   show: the sales screen (`/`), someone signed in (and the refresh token's cookie), the store and period
-//   of the address or, without them, the remembered store and this month; the app then shows the same
-//   figures from the device, and fresher ones next.
+//   the route opens for the address (figures/sales-search.ts: the address's, or the remembered store and
+//   this month, UTC); the app then shows the same figures from the device, and fresher ones next.
 //
-// It imports nothing, so it is one small file.
-import type { KeptTotals } from './lib/kept-totals.ts'
+// It loads nothing at run time: the two small pure modules it imports (src/figures/) are built into it,
+// a copy of its own (vite.config.ts), so it is one small file.
+import { salesSearchOf } from './figures/sales-search.ts'
+import type { KeptTotalsOfSignIn } from './lib/kept-totals.ts'
 
-// A classic script's top-level names land on `window`: all of it is inside one function.
-;(() => {
-  /** lib/kept-totals.ts's keptTotalsKey (a unit test checks that they agree). */
-  const keptTotalsKey = 'laundry-kept-totals'
+// (A classic script's top-level names land on `window`: the build wraps all of it in one function.)
 
-  function read<T>(key: string): T | null {
-    try {
-      return JSON.parse(localStorage.getItem(key) ?? 'null') as T | null
-    } catch {
-      return null
-    }
+/** lib/kept-totals.ts's keptTotalsKey (a unit test checks that they agree). */
+const keptTotalsKey = 'laundry-kept-totals'
+
+function read<T>(key: string): T | null {
+  try {
+    return JSON.parse(localStorage.getItem(key) ?? 'null') as T | null
+  } catch {
+    return null
   }
+}
 
-  /** The store, year and month the sales screen will open with. */
-  function selection() {
-    const params = new URLSearchParams(location.search)
-    const today = new Date()
-    const remembered = read<{ state?: { store?: { id?: number } | null } }>('store-store')?.state?.store?.id
-    return {
-      storeId: params.has('store') ? Number(params.get('store')) : remembered,
-      year: params.has('year') ? Number(params.get('year')) : today.getFullYear(),
-      month: params.has('month') ? Number(params.get('month')) : today.getMonth() + 1,
-    }
+/** A cookie's value (ours are written unencoded: tokens and hex ids). */
+function cookie(name: string) {
+  return document.cookie
+    .split('; ')
+    .find((pair) => pair.startsWith(`${name}=`))
+    ?.slice(name.length + 1)
+}
+
+/** The stores the device remembers (lib/session-state.ts): the user's, and the selected one. */
+const stores = read<{ state?: { stores?: { id?: number }[]; store?: { id?: number } | null } }>(
+  'store-store',
+)?.state
+
+/**
+ * The store, year and month the sales screen will open with: the route's reading of the address, and
+ * its store when it is one of the user's, else the remembered one (routes/_authed/index.tsx).
+ */
+function selection() {
+  const { store, year, month } = salesSearchOf(location.search)
+  const listed = stores?.stores?.some((option) => option.id === store)
+  return { storeId: listed ? store : stores?.store?.id, year, month }
+}
+
+function element(tag: string, className: string, text?: string) {
+  const made = document.createElement(tag)
+  made.className = className
+  if (text !== undefined) made.textContent = text
+  return made
+}
+
+/**
+ * Paints the kept totals, only where the app will show the same: for the sign-in they were shown to
+ * (the cookie `signInId`; another user's sign-in, or none, gets nothing), for a store the user still
+ * has, and for the store and period the sales screen opens.
+ */
+function paintKeptTotals(signedIn: boolean) {
+  const kept = read<KeptTotalsOfSignIn>(keptTotalsKey)
+  if (!kept || !signedIn || location.pathname !== '/' || document.querySelector('.kept-totals')) return
+  if (!kept.signInId || cookie('signInId') !== kept.signInId) return
+  if (!stores?.stores?.some((store) => store.id === kept.storeId)) return
+  const { storeId, year, month } = selection()
+  if (storeId !== kept.storeId || year !== kept.year || month !== kept.month) return
+
+  const section = element('section', 'kept-totals')
+  section.setAttribute('aria-label', `${kept.storeName} 매출`)
+  section.setAttribute('aria-busy', 'true')
+  section.append(element('p', 'kept-totals-store', kept.storeName))
+  const summary = element('div', 'summary')
+  for (const [label, total] of [
+    [kept.yearLabel, kept.yearTotal],
+    [kept.monthLabel, kept.monthTotal],
+  ] as const) {
+    const box = element('div', 'summary-box')
+    box.append(element('h2', '', label), element('p', 'summary-total', total))
+    summary.append(box)
   }
+  const note = element('p', 'kept-totals-note', `새로 고치는 중 · ${kept.asOf}`)
+  note.setAttribute('role', 'status')
+  section.append(summary, note)
+  document.getElementById('root')?.before(section)
+}
 
-  function element(tag: string, className: string, text?: string) {
-    const made = document.createElement(tag)
-    made.className = className
-    if (text !== undefined) made.textContent = text
-    return made
+/**
+ * Shows index.html's login form to a visitor not signed in who opens the login screen (or the sales
+ * screen, which sends them there); anywhere else it is removed. The app's login form takes over what
+ * was typed into it (features/auth/login-shell.ts).
+ */
+function showLoginForm(signedIn: boolean) {
+  const form = document.querySelector<HTMLElement>('.login-shell')
+  if (!form) return
+  if (signedIn || (location.pathname !== '/login' && location.pathname !== '/')) {
+    form.remove()
+    return
   }
+  form.hidden = false
+  // Its code button works as the app's does: enabled by a full number (isPhoneComplete of
+  // features/auth/sign-in.ts; a unit test checks that they agree), and a press, or Enter, is kept
+  // for the app's form, which makes it again when it takes over.
+  const step = form.querySelector('form')
+  const phone = step?.querySelector('input')
+  const button = step?.querySelector('button')
+  if (!step || !phone || !button) return
+  const complete = () => /^[0-9]{10,11}$/.test(phone.value.replace(/[\s-]/g, ''))
+  phone.addEventListener('input', () => {
+    button.disabled = !complete()
+  })
+  step.addEventListener('submit', (event) => {
+    event.preventDefault()
+    if (complete()) form.dataset.requested = 'true'
+  })
+}
 
-  function paintKeptTotals(signedIn: boolean) {
-    const kept = read<KeptTotals>(keptTotalsKey)
-    if (!kept || !signedIn || location.pathname !== '/' || document.querySelector('.kept-totals')) return
-    const { storeId, year, month } = selection()
-    if (storeId !== kept.storeId || year !== kept.year || month !== kept.month) return
-
-    const section = element('section', 'kept-totals')
-    section.setAttribute('aria-label', `${kept.storeName} 매출`)
-    section.setAttribute('aria-busy', 'true')
-    section.append(element('p', 'kept-totals-store', kept.storeName))
-    const summary = element('div', 'summary')
-    for (const [label, total] of [
-      [kept.yearLabel, kept.yearTotal],
-      [kept.monthLabel, kept.monthTotal],
-    ] as const) {
-      const box = element('div', 'summary-box')
-      box.append(element('h2', '', label), element('p', 'summary-total', total))
-      summary.append(box)
-    }
-    const note = element('p', 'kept-totals-note', `새로 고치는 중 · ${kept.asOf}`)
-    note.setAttribute('role', 'status')
-    section.append(summary, note)
-    document.getElementById('root')?.before(section)
-  }
-
-  /**
-   * Shows index.html's login form to a visitor not signed in who opens the login screen (or the sales
-   * screen, which sends them there); anywhere else it is removed. The app's login form takes over what
-   * was typed into it (features/auth/login-shell.ts).
-   */
-  function showLoginForm(signedIn: boolean) {
-    const form = document.querySelector<HTMLElement>('.login-shell')
-    if (!form) return
-    if (signedIn || (location.pathname !== '/login' && location.pathname !== '/')) {
-      form.remove()
-      return
-    }
-    form.hidden = false
-    // Its code button works as the app's does: enabled by a full number (isPhoneComplete of
-    // features/auth/sign-in.ts; a unit test checks that they agree), and a press, or Enter, is kept
-    // for the app's form, which makes it again when it takes over.
-    const step = form.querySelector('form')
-    const phone = step?.querySelector('input')
-    const button = step?.querySelector('button')
-    if (!step || !phone || !button) return
-    const complete = () => /^[0-9]{10,11}$/.test(phone.value.replace(/[\s-]/g, ''))
-    phone.addEventListener('input', () => {
-      button.disabled = !complete()
-    })
-    step.addEventListener('submit', (event) => {
-      event.preventDefault()
-      if (complete()) form.dataset.requested = 'true'
-    })
-  }
-
-  // Signed in as the app's guards see it (the user state in local storage, lib/session-state.ts): the
-  // login form is for the others. The kept totals want the refresh token's cookie too, without which
-  // the app's start-up check ends the session.
-  const loggedIn = read<{ state?: { isLoggedIn?: unknown } }>('user-sotre')?.state?.isLoggedIn === true
-  const hasRefreshToken = document.cookie.split('; ').some((cookie) => cookie.startsWith('refreshToken='))
-  showLoginForm(loggedIn)
-  paintKeptTotals(loggedIn && hasRefreshToken)
-})()
+// Signed in as the app's guards see it (the user state in local storage, lib/session-state.ts): the
+// login form is for the others. The kept totals want the refresh token's cookie too, without which
+// the app's start-up check ends the session.
+const loggedIn = read<{ state?: { isLoggedIn?: unknown } }>('user-sotre')?.state?.isLoggedIn === true
+showLoginForm(loggedIn)
+paintKeptTotals(loggedIn && cookie('refreshToken') !== undefined)

@@ -5,6 +5,7 @@
 // half a second sooner. The usage query (usage.ts) takes the answer over instead of asking again.
 // Apart from usage.ts so that the login screen's code does not load the query library.
 import { usageAccept } from '../../contract/usage-compact-type.ts'
+import { currentPeriod } from '../figures/clock.ts'
 import { request } from './api.ts'
 import { isSessionCurrent, sessionGeneration } from './tokens.ts'
 
@@ -33,11 +34,10 @@ export function dropUsageEarly() {
 
 /**
  * Asks now for the usage answer a sign-in's first screen needs, for the usage query to take over (one
- * at a time): the store's, of this year on the device's calendar, which the sales screen opens when its
- * address names no period (`currentPeriod` in features/sales/period.ts; tests/web/early-usage.test.ts
- * checks that they agree).
+ * at a time): the store's, of this year (UTC, the clock's), which the sales screen opens when its
+ * address names no period (tests/web/clock.test.tsx checks that they agree at the turn of the year).
  */
-export function askUsageEarly(storeId: number, year = new Date().getFullYear()) {
+export function askUsageEarly(storeId: number, year = currentPeriod().year) {
   const path = usagePath(storeId, year)
   if (early?.path === path && isSessionCurrent(early.startedIn)) return
   // Another store's answer (the sign-in answer named another than the profile) would only compete for the line.

@@ -1,8 +1,11 @@
 // The two totals the sales screen last showed, kept apart from the figures so that a repeat visit can
 // paint them at once, before the app's code has arrived and run (src/paint-first.ts, a script of
 // its own that index.html loads). They are kept formatted: the painter carries no code of ours but
-// itself. Written only while someone is signed in; wipeDevice forgets them with everything else.
-import { getRefreshToken } from './tokens.ts'
+// itself and the two small modules of src/figures/ built into it. Written only for this tab's own sign-in (sign-in-storage.ts), with that
+// sign-in's id, so that the painter never shows them under another sign-in; wipeDevice forgets them
+// with everything else, and a profile that no longer lists their store forgets them too.
+import { signInStorage } from './sign-in-storage.ts'
+import { getSignInId } from './tokens.ts'
 
 export const keptTotalsKey = 'laundry-kept-totals'
 
@@ -21,13 +24,30 @@ export interface KeptTotals {
   asOf: string
 }
 
+/** What is kept: the totals, and the id of the sign-in they were shown to (the cookie `signInId`). */
+export type KeptTotalsOfSignIn = KeptTotals & { signInId?: string }
+
 export function keepTotals(totals: KeptTotals) {
-  if (getRefreshToken() === undefined) return
   try {
-    localStorage.setItem(keptTotalsKey, JSON.stringify(totals))
+    signInStorage.setItem(
+      keptTotalsKey,
+      JSON.stringify({ ...totals, signInId: getSignInId() } satisfies KeptTotalsOfSignIn),
+    )
   } catch {
     // A full or refused storage only costs the next visit its early totals.
   }
 }
 
-export const forgetTotals = () => localStorage.removeItem(keptTotalsKey)
+export const forgetTotals = () => signInStorage.removeItem(keptTotalsKey)
+
+/** Forgets the kept totals unless their store is one of these (a profile no longer lists it). */
+export function forgetTotalsUnlessOf(storeIds: readonly number[]) {
+  const text = localStorage.getItem(keptTotalsKey)
+  if (text === null) return
+  try {
+    if (storeIds.includes((JSON.parse(text) as Partial<KeptTotals>).storeId as number)) return
+  } catch {
+    // Damaged: forgotten with the others.
+  }
+  forgetTotals()
+}

@@ -10,7 +10,7 @@ import {
 } from '@tanstack/react-query-persist-client'
 import { type Buckets, type PackedBuckets, packBuckets, unpackBuckets } from '../workers/buckets.ts'
 import { EmptyAnswerError, HttpError, OfflineError, SessionEndedError, StaleSessionError } from './api.ts'
-import { getRefreshToken } from './tokens.ts'
+import { signInStorage } from './sign-in-storage.ts'
 import { type Usage, usageKeys } from './usage.ts'
 
 const day = 24 * 60 * 60 * 1000
@@ -79,22 +79,14 @@ const mapBuckets = (client: PersistedClient, map: (buckets: never) => Buckets | 
 }
 
 /**
- * Local storage, except that nothing is written while no one is signed in on this device. Clearing the
- * cache at a logout makes the persister save what is left of it, and such a save can land after the
- * wipe removed the kept copy (it runs a microtask later, or up to a second later, throttled): written,
- * it would put the previous user's figures back. The tokens are removed first of all at every logout,
- * so every such write is dropped.
+ * Local storage as the tab's own sign-in may use it (sign-in-storage.ts). Clearing the cache at a
+ * logout makes the persister save what is left of it, and such a save can land after the wipe removed
+ * the kept copy (it runs a microtask later, or up to a second later, throttled): written, it would put
+ * the previous user's figures back. The tokens are removed first of all at every logout, so every such
+ * write is dropped; and a tab whose sign-in was replaced by another user's in another tab never writes
+ * its figures over the new user's.
  */
-const figuresStorage =
-  typeof window === 'undefined'
-    ? undefined
-    : {
-        getItem: (key: string) => window.localStorage.getItem(key),
-        setItem: (key: string, value: string) => {
-          if (getRefreshToken() !== undefined) window.localStorage.setItem(key, value)
-        },
-        removeItem: (key: string) => window.localStorage.removeItem(key),
-      }
+const figuresStorage = typeof window === 'undefined' ? undefined : signInStorage
 
 export const persister = createAsyncStoragePersister({
   storage: figuresStorage,
@@ -126,3 +118,16 @@ export const restored: Promise<void> = persistQueryClient({
     shouldDehydrateQuery: (query) => usageKeys.is(query.queryKey) && query.state.status === 'success',
   },
 })[1].catch((error: unknown) => console.error('the figures kept on this device could not be restored', error))
+
+/**
+ * Forgets the figures of every store but these (a profile that no longer lists a store: the owner's
+ * access to it was revoked): from the cache, and with it from the copy kept on the device, which the
+ * persister saves again without them.
+ */
+export async function forgetStoresBut(storeIds: readonly number[]) {
+  await restored
+  queryClient.removeQueries({
+    queryKey: usageKeys.all,
+    predicate: ({ queryKey }) => !storeIds.includes(queryKey[1] as number),
+  })
+}

@@ -12,6 +12,7 @@
 // - The store is quiet when at least MIN_EXPECTED_SALES sales were expected in the span and none came.
 // - Offline the rule says nothing: we do not know what happened since the figures were fetched.
 
+import { currentPeriod } from '../figures/clock.ts'
 import type { Buckets } from '../workers/buckets.ts'
 
 /** How many previous weeks of the same weekday make the usual. */
@@ -113,7 +114,7 @@ export function quietStoreOf(
   now: Date,
   current: boolean,
 ): QuietStore | null {
-  if (buckets.year !== now.getUTCFullYear()) return null
+  if (buckets.year !== currentPeriod(now).year) return null
   return quietStore({
     history: previous ? [buckets, previous] : [buckets],
     lastSaleAt: buckets.lastSaleAt ?? previous?.lastSaleAt ?? null,

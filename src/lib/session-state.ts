@@ -3,12 +3,16 @@
 // (tokens.ts), and the one way all of it is forgotten (wipeDevice). Several features read it, so it
 // lives here; when and why a session begins and ends is the auth feature's (features/auth/session.ts).
 import { create } from 'zustand'
-import { persist } from 'zustand/middleware'
+import { createJSONStorage, persist } from 'zustand/middleware'
 import type { ProfileAnswer, Store, User } from '../../contract/api.ts'
 import { dropUsageEarly } from './early-usage.ts'
-import { forgetTotals } from './kept-totals.ts'
+import { forgetTotals, forgetTotalsUnlessOf } from './kept-totals.ts'
 import { clearProblem } from './problem.ts'
-import { isSessionCurrent, removeTokens } from './tokens.ts'
+import { signInStorage } from './sign-in-storage.ts'
+import { isOtherSignIn, isSessionCurrent, removeTokens } from './tokens.ts'
+
+/** Both persisted stores keep to the tab's own sign-in (sign-in-storage.ts). */
+const storage = createJSONStorage(() => signInStorage)
 
 interface UserState {
   user: User | null
@@ -27,7 +31,7 @@ export const useUserStore = create<UserState>()(
       setLoggedIn: (isLoggedIn) => set({ isLoggedIn }),
       deleteValue: () => set({ user: null }),
     }),
-    { name: 'user-sotre', version: 0 },
+    { name: 'user-sotre', version: 0, storage },
   ),
 )
 
@@ -46,7 +50,7 @@ export const useStoreStore = create<StoreState>()(
       setStores: (stores) => set({ stores }),
       setStore: (store) => set({ store }),
     }),
-    { name: 'store-store', version: 1 },
+    { name: 'store-store', version: 1, storage },
   ),
 )
 
@@ -85,12 +89,26 @@ export function applyProfile(
   useUserStore.getState().setUser(profile.user)
   useStoreStore.setState({ stores: profile.stores, store: kept ?? profile.stores[0] ?? null })
   useUserStore.getState().setLoggedIn(true)
+  forgetStoresNotIn(profile.stores.map((store) => store.id))
   return true
 }
 
-/** The service worker's runtime caches (pictures); the precached app shell holds nobody's data. */
+/**
+ * Forgets what the device keeps of stores a profile no longer lists (the owner's access to one was
+ * revoked): its kept totals at once, and its kept figures.
+ */
+function forgetStoresNotIn(storeIds: number[]) {
+  forgetTotalsUnlessOf(storeIds)
+  // Loaded lazily, as by wipeDevice; a sign-in loads it next anyway, for the screen it opens.
+  void import('./query-client.ts').then(({ forgetStoresBut }) => forgetStoresBut(storeIds))
+}
+
+/**
+ * The service worker's runtime caches (pictures); the precached app shell holds nobody's data. Kept when
+ * another sign-in holds the device: they are its pictures now.
+ */
 async function clearRuntimeCaches() {
-  if (typeof caches === 'undefined') return
+  if (typeof caches === 'undefined' || isOtherSignIn()) return
   const names = await caches.keys()
   await Promise.all(
     names.filter((name) => !name.startsWith('workbox-precache')).map((name) => caches.delete(name)),
@@ -104,6 +122,10 @@ async function clearRuntimeCaches() {
  *
  * The session ends first and at once (before anything is awaited): every request still running for
  * it is aborted, and no answer that still arrives writes tokens, the user, the stores or figures.
+ *
+ * When the cookies hold another sign-in (another user signed in in another tab, whose logout there
+ * already wiped this session's state), only this tab forgets: the device's state is the new sign-in's,
+ * and stays (sign-in-storage.ts; its cookies stay too, tokens.ts).
  */
 export async function wipeDevice() {
   removeTokens()

@@ -37,7 +37,7 @@ const attributes = () => ({
 
 export const getAccessToken = () => Cookies.get(names.access)
 export const getRefreshToken = () => Cookies.get(names.refresh)
-const getSignInId = () => Cookies.get(names.signIn)
+export const getSignInId = () => Cookies.get(names.signIn)
 
 const write = (name: string, value: string) =>
   Cookies.set(name, value, { ...attributes(), expires: lifetimeDays })

@@ -2,6 +2,7 @@
 // that shows figures (the sales screen now, the stores overview next), so none fetches it twice.
 import { queryOptions } from '@tanstack/react-query'
 import { usageAccept } from '../../contract/usage-compact-type.ts'
+import { currentPeriod } from '../figures/clock.ts'
 import { bucketInWorker } from '../workers/bucket-client.ts'
 import type { Buckets } from '../workers/buckets.ts'
 import { HttpError, request, StaleSessionError } from './api.ts'
@@ -67,7 +68,7 @@ export const usageQuery = (storeId: number, year: number) =>
     queryKey: usageKeys.year(storeId, year),
     // The current year's records grow: a screen left open asks again every 5 minutes while it is
     // shown (usually a 304), so that its figures and quiet warnings keep up.
-    refetchInterval: () => (year === new Date().getUTCFullYear() ? usageRefetchMs : false),
+    refetchInterval: () => (year === currentPeriod().year ? usageRefetchMs : false),
     queryFn: async ({ signal, client, queryKey }): Promise<Usage> => {
       const startedIn = sessionGeneration()
       const kept = client.getQueryData<Usage>(queryKey)

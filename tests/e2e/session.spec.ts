@@ -1,5 +1,5 @@
 import { expect, test } from './fixtures.ts'
-import { cookiesBesideKnownDevice, figuresSettled, owner, recordDialogs, signIn } from './helpers.ts'
+import { cookiesBesideKnownDevice, figuresSettled, owner, recordDialogs, signIn, staff } from './helpers.ts'
 
 test('logout asks, tells, forgets the session on this device and on the server', async ({
   page,
@@ -84,6 +84,48 @@ test("another tab's logout is followed within a moment", async ({ context }) => 
   const loggedOutAt = Date.now()
   await expect(second).toHaveURL(/\/login$/, { timeout: 2000 })
   expect(Date.now() - loggedOutAt).toBeLessThan(1500)
+})
+
+test('a tab that learns late that another user signed in leaves that user signed in', async ({ context }) => {
+  const first = await context.newPage()
+  recordDialogs(first)
+  await signIn(first)
+  await figuresSettled(first)
+  // A tab that is not told of cookie changes (as a phone's background tab is not, or not in time): it
+  // learns of them only at its next request.
+  const second = await context.newPage()
+  await second.addInitScript(() => Object.defineProperty(window, 'cookieStore', { value: new EventTarget() }))
+  await second.goto('/')
+  await figuresSettled(second)
+  // Meanwhile the owner logs out in the first tab, and a member of staff signs in there.
+  await first.getByRole('button', { name: 'Logout' }).click()
+  await expect(first).toHaveURL(/\/login$/)
+  await signIn(first, staff)
+  await figuresSettled(first)
+  /** What the device keeps of the staff member's sign-in. */
+  const staffState = () =>
+    first.evaluate(() => ({
+      user: localStorage.getItem('user-sotre'),
+      stores: localStorage.getItem('store-store'),
+      totals: localStorage.getItem('laundry-kept-totals'),
+      figures: /"queryKey":\["usage",2,/.test(localStorage.getItem('laundry-sales-cache') ?? ''),
+    }))
+  await expect.poll(async () => (await staffState()).figures).toBe(true)
+  const before = await staffState()
+  const staffScreen = await first.getByRole('heading', { level: 1 }).textContent()
+  // The second tab asks for another store's figures: it learns that its sign-in is gone, signs out of
+  // the owner's session, and leaves the staff member's alone.
+  await second.getByRole('button', { name: /매장 바꾸기/ }).click()
+  await second.getByRole('button', { name: '하얀 셀프빨래방 대치점', exact: true }).click()
+  await expect(second).toHaveURL(/\/login$/)
+  await second.waitForTimeout(1500)
+  expect(await staffState()).toEqual(before)
+  // The staff member's next start is signed in, on their store.
+  const third = await context.newPage()
+  await third.goto('/')
+  await figuresSettled(third)
+  await expect(third).toHaveURL(/\/$/)
+  await expect(third.getByRole('heading', { level: 1 })).toHaveText(staffScreen ?? '')
 })
 
 test('the selected store and period survive a reload', async ({ page }) => {

@@ -3,7 +3,7 @@
 import { QueryClient } from '@tanstack/react-query'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { signIn } from '../../src/features/auth/sign-in.ts'
-import { currentPeriod } from '../../src/features/sales/period.ts'
+import { currentPeriod } from '../../src/figures/clock.ts'
 import { askUsageEarly, takeUsageEarly } from '../../src/lib/early-usage.ts'
 import { page } from '../../src/lib/page.ts'
 import { wipeDevice } from '../../src/lib/session-state.ts'

@@ -2,6 +2,7 @@ import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { type KeptTotals, keepTotals, keptTotalsKey } from '../../src/lib/kept-totals.ts'
 import { wipeDevice } from '../../src/lib/session-state.ts'
+import { adoptSignIn } from '../../src/lib/tokens.ts'
 
 const today = new Date()
 const kept: KeptTotals = {
@@ -32,10 +33,19 @@ const setLoggedIn = (isLoggedIn: boolean) =>
 beforeEach(() => {
   localStorage.clear()
   Cookies.set('refreshToken', 'r1', { path: '/' })
+  Cookies.set('signInId', 'sign-in-1', { path: '/' })
+  adoptSignIn()
   setLoggedIn(true)
-  localStorage.setItem('store-store', JSON.stringify({ state: { store: { id: 2 } }, version: 1 }))
+  setStores([1, 2])
   keepTotals(kept)
 })
+
+/** The stores the device remembers (`store-store`), store 2 selected. */
+const setStores = (ids: number[]) =>
+  localStorage.setItem(
+    'store-store',
+    JSON.stringify({ state: { stores: ids.map((id) => ({ id })), store: { id: 2 } }, version: 1 }),
+  )
 
 describe('the totals last shown, painted before the app runs', () => {
   it('paint on the sales screen of the remembered store and this month, marked as being refreshed', async () => {
@@ -64,6 +74,18 @@ describe('the totals last shown, painted before the app runs', () => {
     Cookies.set('refreshToken', 'r1', { path: '/' })
     setLoggedIn(false)
     expect(await openPage('/')).toBeNull()
+  })
+
+  it('paint nothing of a sign-in the device knows has ended, nor of a store no longer listed', async () => {
+    // Another sign-in holds the cookies now (another user signed in in another tab).
+    Cookies.set('signInId', 'sign-in-2', { path: '/' })
+    expect(await openPage('/')).toBeNull()
+    Cookies.set('signInId', 'sign-in-1', { path: '/' })
+    expect(await openPage('/')).not.toBeNull()
+    // The profile no longer lists store 2 (the owner's access to it was revoked).
+    setStores([1, 3])
+    expect(await openPage('/')).toBeNull()
+    expect(await openPage(`/?store=2&year=${kept.year}&month=${kept.month}`)).toBeNull()
   })
 
   it('are kept only while someone is signed in, and a wipe of the device forgets them', async () => {

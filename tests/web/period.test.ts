@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { currentPeriod, highlightedMonth, periodLabel, stepMonth } from '../../src/features/sales/period.ts'
+import { highlightedMonth, periodLabel, stepMonth } from '../../src/features/sales/period.ts'
+import { currentPeriod } from '../../src/figures/clock.ts'
 
 describe('the selected period', () => {
   it('steps forward from December to January of the next year', () => {
@@ -21,9 +22,12 @@ describe('the selected period', () => {
     expect(highlightedMonth(2027, { year: 2026, month: 11 })).toBeNull()
   })
 
-  it('defaults to this year and this month, 1 to 12', () => {
-    expect(currentPeriod(new Date(2026, 0, 15))).toEqual({ year: 2026, month: 1 })
-    expect(currentPeriod(new Date(2026, 11, 31))).toEqual({ year: 2026, month: 12 })
+  it('defaults to this year and this month, 1 to 12, in UTC', () => {
+    expect(currentPeriod(new Date(Date.UTC(2026, 0, 15)))).toEqual({ year: 2026, month: 1 })
+    expect(currentPeriod(new Date(Date.UTC(2026, 11, 31, 23, 59)))).toEqual({ year: 2026, month: 12 })
+    // 09:00 on 1 January in Korea is the first instant of the UTC year.
+    expect(currentPeriod(new Date('2026-12-31T23:59:59.999Z'))).toEqual({ year: 2026, month: 12 })
+    expect(currentPeriod(new Date('2027-01-01T09:00:00+09:00'))).toEqual({ year: 2027, month: 1 })
   })
 
   it('reads as `2026년 11월`', () => {

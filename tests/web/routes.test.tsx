@@ -2,7 +2,7 @@
 // route owning the selection (store, year and month from the address, the defaults applied once).
 import { act, fireEvent, screen } from '@testing-library/react'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
-import { currentPeriod } from '../../src/features/sales/period.ts'
+import { currentPeriod } from '../../src/figures/clock.ts'
 import { useStoreStore } from '../../src/lib/session-state.ts'
 import { usageKeys } from '../../src/lib/usage.ts'
 import { signedIn, startAt } from './app-at.tsx'

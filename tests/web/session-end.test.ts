@@ -8,7 +8,7 @@ import { recheckSession } from '../../src/features/auth/session-check.ts'
 import { request } from '../../src/lib/api.ts'
 import { page } from '../../src/lib/page.ts'
 import { useStoreStore, useUserStore } from '../../src/lib/session-state.ts'
-import { fakeServer, json } from './fake-server.ts'
+import { fakeServer, json, offline } from './fake-server.ts'
 
 const user = { id: 1, name: '김사장', phone: '01012345678', image: null }
 const stores = [{ id: 1, name: '역삼점', images: [] }]
@@ -23,6 +23,7 @@ beforeEach(() => {
   useUserStore.setState({ user, isLoggedIn: true })
   useStoreStore.setState({ stores, store: stores[0] ?? null })
   localStorage.setItem('laundry-sales-cache', '{"kept":"figures"}')
+  localStorage.setItem('laundry-kept-totals', '{"storeId":1}')
   reload = vi.spyOn(page, 'reload').mockImplementation(() => {})
   vi.spyOn(page, 'confirm').mockReturnValue(true)
   vi.spyOn(page, 'alert').mockImplementation(() => {})
@@ -42,6 +43,7 @@ async function expectWiped() {
   expect(Cookies.get('signInId')).toBeUndefined()
   expect(useUserStore.getState()).toMatchObject({ user: null, isLoggedIn: false })
   expect(useStoreStore.getState()).toMatchObject({ store: null, stores: [] })
+  expect(localStorage.getItem('laundry-kept-totals')).toBeNull()
 }
 
 describe('every way a session ends', () => {
@@ -59,6 +61,18 @@ describe('every way a session ends', () => {
       'GET /api/v0/user/sign': () => json(401, { message: '로그인 정보가 올바르지 않습니다.' }),
     })
     await request('/api/v0/user').catch(() => {})
+    await expectWiped()
+    await vi.waitFor(() => expect(home).toHaveBeenCalledTimes(1))
+  })
+
+  it('a sign-in whose cookies are gone (expired) when the app starts: wiped at once, offline too', async () => {
+    stop()
+    home.mockClear()
+    for (const name of ['accessToken', 'refreshToken', 'signInId']) Cookies.remove(name, { path: '/' })
+    offline()
+    stop = startSessionLife(home)
+    // Before anything else runs: the guards see no one signed in, and nothing of the user is shown.
+    expect(useUserStore.getState()).toMatchObject({ user: null, isLoggedIn: false })
     await expectWiped()
     await vi.waitFor(() => expect(home).toHaveBeenCalledTimes(1))
   })

@@ -2,8 +2,12 @@ import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { recheckSession } from '../../src/features/auth/session-check.ts'
 import { onSessionEnded } from '../../src/lib/api.ts'
+import { type KeptTotals, keepTotals, keptTotalsKey } from '../../src/lib/kept-totals.ts'
 import { page } from '../../src/lib/page.ts'
+import { queryClient, restored } from '../../src/lib/query-client.ts'
 import { useStoreStore, useUserStore, wipeDevice } from '../../src/lib/session-state.ts'
+import { usageKeys } from '../../src/lib/usage.ts'
+import { bucketUsage } from '../../src/workers/bucket-records.ts'
 import { fakeServer, json, offline } from './fake-server.ts'
 
 const user = { id: 1, name: '김사장', phone: '01012345678', image: null }
@@ -79,5 +83,40 @@ describe('the session on start', () => {
     fakeServer({ 'GET /api/v0/user': () => new Response(null, { status: 200 }) })
     await recheckSession()
     expect(reload).toHaveBeenCalledTimes(1)
+  })
+
+  it('forgets what the device keeps of a store the profile no longer lists: its figures and kept totals', async () => {
+    await restored
+    const buckets = bucketUsage(new TextEncoder().encode('{"usages":[]}'), 2026)
+    for (const id of [1, 2, 3])
+      queryClient.setQueryData(usageKeys.year(id, 2026), { buckets, etag: `W/"${id}"` })
+    const totals = (storeId: number): KeptTotals => ({
+      storeId,
+      year: 2026,
+      month: 11,
+      storeName: '선릉점',
+      yearLabel: '2026년 매출',
+      yearTotal: '1원',
+      monthLabel: '11월 매출',
+      monthTotal: '1원',
+      asOf: '11월 24일 23:05 기준',
+    })
+    keepTotals(totals(2))
+    const kept = () => localStorage.getItem('laundry-sales-cache') ?? ''
+    await vi.waitFor(() => expect(kept()).toContain('W/\\"3\\"'), { timeout: 3000 })
+    // The owner's access to 선릉점 (2) was revoked.
+    fakeServer({ 'GET /api/v0/user': () => json(200, { user, stores: [stores[0], stores[2]] }) })
+    await recheckSession()
+    expect(localStorage.getItem(keptTotalsKey)).toBeNull()
+    await vi.waitFor(() => expect(queryClient.getQueryData(usageKeys.year(2, 2026))).toBeUndefined())
+    expect(queryClient.getQueryData(usageKeys.year(1, 2026))).toBeDefined()
+    await vi.waitFor(() => expect(kept()).not.toContain('W/\\"2\\"'), { timeout: 3000 })
+    expect(kept()).toContain('W/\\"1\\"')
+    expect(kept()).toContain('W/\\"3\\"')
+    // A store still listed keeps its totals.
+    keepTotals(totals(3))
+    await recheckSession()
+    expect(localStorage.getItem(keptTotalsKey)).not.toBeNull()
+    queryClient.clear()
   })
 })

@@ -6,14 +6,20 @@ import { afterEach, beforeEach, describe, expect, it, type Mock, vi } from 'vite
 import { watchForSignOutElsewhere } from '../../src/features/auth/session.ts'
 import { recheckSession } from '../../src/features/auth/session-check.ts'
 import { onSessionEnded, request, SessionEndedError } from '../../src/lib/api.ts'
+import { keepTotals } from '../../src/lib/kept-totals.ts'
 import { page } from '../../src/lib/page.ts'
+import { queryClient, restored } from '../../src/lib/query-client.ts'
 import { useStoreStore, useUserStore, wipeDevice } from '../../src/lib/session-state.ts'
 import { adoptSignIn, isSessionCurrent, sessionGeneration } from '../../src/lib/tokens.ts'
+import { usageKeys } from '../../src/lib/usage.ts'
+import { bucketUsage } from '../../src/workers/bucket-records.ts'
 import { fakeServer, json } from './fake-server.ts'
 
 const userA = { id: 1, name: '김사장', phone: '01012345678', image: null }
 const stores = [{ id: 1, name: '역삼점', images: [] }]
 let signedOut: Mock<() => void>
+/** The wipe the tab's last sign-out started. */
+let wiped: Promise<void> = Promise.resolve()
 let stopWatching = () => {}
 
 /** A promise and the function that settles it: an answer the test hands out when it wants. */
@@ -36,7 +42,9 @@ function startTab(withId: boolean) {
   useUserStore.setState({ user: userA, isLoggedIn: true })
   useStoreStore.setState({ stores, store: stores[0] ?? null })
   adoptSignIn()
-  signedOut = vi.fn(() => void wipeDevice())
+  signedOut = vi.fn(() => {
+    wiped = wipeDevice()
+  })
   onSessionEnded(signedOut)
   stopWatching = watchForSignOutElsewhere(signedOut)
 }
@@ -73,6 +81,59 @@ describe('another sign-in made in another tab', () => {
     expect(signedOut).toHaveBeenCalled()
     expect(Cookies.get('refreshToken')).toBe('rc1')
     expect(Cookies.get('signInId')).toBe('sign-in-of-c')
+  })
+})
+
+describe('a tab that notices late that another user signed in', () => {
+  it('leaves the new sign-in’s state on the device as it found it, and writes nothing of its own there', async () => {
+    startTab(true)
+    fakeServer({})
+    await restored
+    // Tab 1 logs A out (which wipes the device) and C signs in there, while this tab is in the background.
+    for (const name of ['accessToken', 'refreshToken', 'signInId']) Cookies.remove(name, { path: '/' })
+    localStorage.clear()
+    Cookies.set('accessToken', 'c1', { path: '/' })
+    Cookies.set('refreshToken', 'rc1', { path: '/' })
+    Cookies.set('signInId', 'sign-in-of-c', { path: '/' })
+    const ofC: Record<string, string> = {
+      'user-sotre': JSON.stringify({
+        state: { user: { ...userA, id: 3, name: '이점장' }, isLoggedIn: true },
+        version: 0,
+      }),
+      'store-store': JSON.stringify({
+        state: { stores: [{ id: 9, name: '대치점', images: [] }], store: null },
+        version: 1,
+      }),
+      'laundry-kept-totals': JSON.stringify({ storeId: 9, storeName: '대치점', signInId: 'sign-in-of-c' }),
+      'laundry-sales-cache': JSON.stringify({ kept: 'the figures of C' }),
+    }
+    for (const [key, value] of Object.entries(ofC)) localStorage.setItem(key, value)
+    // What this tab's screens still do before it notices: keep A's figures, totals and selection.
+    const buckets = bucketUsage(new TextEncoder().encode('{"usages":[]}'), 2026)
+    queryClient.setQueryData(usageKeys.year(1, 2026), { buckets, etag: 'W/"a"' })
+    keepTotals({
+      storeId: 1,
+      year: 2026,
+      month: 11,
+      storeName: '역삼점',
+      yearLabel: '2026년 매출',
+      yearTotal: '1원',
+      monthLabel: '11월 매출',
+      monthTotal: '1원',
+      asOf: '11월 24일 23:05 기준',
+    })
+    useStoreStore.getState().setStore({ id: 1, name: '역삼점', images: [] })
+    // It notices at its next request, and signs out.
+    await expect(request('/api/v0/user')).rejects.toBeInstanceOf(SessionEndedError)
+    expect(signedOut).toHaveBeenCalled()
+    await wiped
+    expect(useUserStore.getState()).toMatchObject({ user: null, isLoggedIn: false })
+    // Past the persister's throttled save (about a second).
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    for (const [key, value] of Object.entries(ofC)) expect(localStorage.getItem(key), key).toBe(value)
+    expect(Cookies.get('refreshToken')).toBe('rc1')
+    expect(Cookies.get('signInId')).toBe('sign-in-of-c')
+    queryClient.clear()
   })
 })
 

@@ -92,7 +92,10 @@ export function startSessionLife(home: () => void): () => void {
   adoptSignIn()
   onSessionEnded(() => void endSession())
   const stopWatching = watchForSignOutElsewhere()
+  // A remembered session whose cookies are gone (they expire with the sign-in) has ended, and the device
+  // knows it without asking the server: it is wiped now, offline too, before any screen shows it.
+  if (isLoggedIn() && !isOwnSignIn()) void endSession()
   // Loaded only when the device starts signed in, so the login screen does not carry it.
-  if (isLoggedIn()) void import('./session-check.ts').then(({ recheckSession }) => recheckSession())
+  else if (isLoggedIn()) void import('./session-check.ts').then(({ recheckSession }) => recheckSession())
   return stopWatching
 }

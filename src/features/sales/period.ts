@@ -1,14 +1,8 @@
-// The selected year and month: the year defaults to this year, the month to this month (1 to 12).
+// The selected year and month (1 to 12), stepped and labelled. Which period it is now is the clock's
+// (figures/clock.ts), and the route applies it as the default.
+import type { Period } from '../../figures/clock.ts'
 
-export interface Period {
-  year: number
-  month: number
-}
-
-export const currentPeriod = (today = new Date()): Period => ({
-  year: today.getFullYear(),
-  month: today.getMonth() + 1,
-})
+export type { Period }
 
 /** One month forward or back; December steps to January of the next year and back again. */
 export function stepMonth({ year, month }: Period, step: 1 | -1): Period {

@@ -3,6 +3,7 @@
 import { useQuery } from '@tanstack/react-query'
 import { useEffect, useMemo } from 'react'
 import { LineChart } from '../../charts/line-chart.tsx'
+import { now as clockNow, currentPeriod } from '../../figures/clock.ts'
 import { OfflineError } from '../../lib/api.ts'
 import {
   busiestHours,
@@ -83,6 +84,8 @@ export function SalesPage({
   const shown = useShownBuckets(storeId, period)
   // Today's line, the charts' last day and the quiet notice move on while the screen stays open.
   useMinuteTick()
+  // One reading of the clock for the whole render, handed down: every part of the screen agrees on now.
+  const now = clockNow()
   const storeName = useStoreStore((state) => state.stores.find((store) => store.id === storeId)?.name)
   // The totals shown, kept for the next visit to paint at once (lib/kept-totals.ts).
   const { year, month } = period
@@ -119,10 +122,17 @@ export function SalesPage({
           buckets={shown.buckets}
           previous={shown.previous}
           current={!shown.offline && !shown.refreshFailed}
+          now={now}
         />
       )}
       {shown.buckets ? (
-        <Figures buckets={shown.buckets} previous={shown.previous} period={period} storeName={storeName} />
+        <Figures
+          buckets={shown.buckets}
+          previous={shown.previous}
+          period={period}
+          storeName={storeName}
+          now={now}
+        />
       ) : shown.unavailableOffline ? (
         <div className="sales-unavailable" role="status">
           <h2>오프라인에서는 볼 수 없는 기간입니다</h2>
@@ -153,12 +163,14 @@ function QuietNotice({
   buckets,
   previous,
   current,
+  now,
 }: {
   buckets: Buckets
   previous: Buckets | undefined
   current: boolean
+  now: Date
 }) {
-  const quiet = quietStoreOf(buckets, previous, new Date(), current)
+  const quiet = quietStoreOf(buckets, previous, now, current)
   return quiet ? (
     <p className="quiet-notice" role="status">
       {quietStoreText(quiet)}
@@ -174,15 +186,17 @@ function Figures({
   previous,
   period,
   storeName,
+  now,
 }: {
   buckets: Buckets
   previous: Buckets | undefined
   period: Period
   storeName: string | undefined
+  now: Date
 }) {
-  const now = new Date()
   const { year, month } = period
-  const isCurrentMonth = year === now.getUTCFullYear() && month === now.getUTCMonth() + 1
+  const today = currentPeriod(now)
+  const isCurrentMonth = year === today.year && month === today.month
   const labels = useMemo(() => dayLabels(year, month), [year, month])
   // The month before, from these buckets or, for January, last year's.
   const before = month === 1 ? { buckets: previous, month: 12 } : { buckets, month: month - 1 }
@@ -204,7 +218,8 @@ function Figures({
     const { csvFileName, downloadCsv, periodCsv } = await import('./export-csv.ts')
     downloadCsv(
       csvFileName(storeName ?? '매장', period, wholeYear),
-      periodCsv(buckets, period, wholeYear, new Date()),
+      // Rows up to the moment the owner asks for the file.
+      periodCsv(buckets, period, wholeYear, clockNow()),
     )
   }
 

@@ -3,12 +3,13 @@
 // sales up to now, against the usual (the same weekday of the previous 4 weeks up to the same time);
 // the month so far against the month before up to the same day; the last sale. A total row for all
 // stores on top. A store that is unusually quiet is marked and sorted first. Each row opens that
-// store's sales for this month.
+// store's sales of the month it shows (this month, UTC).
 import { type QueryClient, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import { useCallback, useSyncExternalStore } from 'react'
 import type { Store } from '../../../contract/api.ts'
 import { imageUrl } from '../../config.ts'
+import { now as clockNow, currentPeriod } from '../../figures/clock.ts'
 import { OfflineError } from '../../lib/api.ts'
 import { Change } from '../../lib/change.tsx'
 import { monthComparison, todayComparison } from '../../lib/comparisons.ts'
@@ -98,9 +99,9 @@ export function StoresOverview() {
   const stores = useStoreStore((state) => state.stores)
   // Today's figures and the quiet warnings move on while the overview stays open.
   useMinuteTick()
-  const now = new Date()
-  const year = now.getUTCFullYear()
-  const month = now.getUTCMonth() + 1
+  // One reading of the clock for the whole render: the rows, the totals and the links agree.
+  const now = clockNow()
+  const { year, month } = currentPeriod(now)
   const { rows, offline } = useRows(stores, year)
 
   const figures = rows.map((row) => {
@@ -164,7 +165,7 @@ export function StoresOverview() {
           <li key={row.store.id} className={row.quiet ? 'store-row is-quiet' : 'store-row'}>
             <Link
               to="/"
-              search={{ store: row.store.id }}
+              search={{ store: row.store.id, year, month }}
               className="store-row-link"
               data-testid={`store-row-${row.store.id}`}
             >

@@ -1,36 +1,18 @@
 import { createFileRoute, type SearchSchemaInput } from '@tanstack/react-router'
-import { currentPeriod, type Period } from '../../features/sales/period.ts'
 import { SalesPage } from '../../features/sales/sales-page.tsx'
+import { currentPeriod } from '../../figures/clock.ts'
+import { type SalesSearch, salesSearch } from '../../figures/sales-search.ts'
 import { usageQuery } from '../../lib/usage.ts'
 
-/**
- * The sales screen's address: `/?store=2&year=2026&month=11`, every part optional, so a reload or Back
- * keeps what was shown. The period's default (this month) is applied here, once: a year and month that
- * are not both valid are this month.
- */
-export interface SalesSearch extends Period {
-  store?: number
-}
+// The sales screen's address: `/?store=2&year=2026&month=11`, every part optional, so a reload or Back
+// keeps what was shown. The period's default (this month, UTC) is applied here, once: a year and month
+// that are not both valid are this month (figures/sales-search.ts, with which the first painter reads
+// the address too).
 
 /** What a link may give: any part, or none (the defaults apply). */
 type SalesSearchInput = { store?: number; year?: number; month?: number } & SearchSchemaInput
 
-function validateSearch(search: SalesSearchInput): SalesSearch {
-  const store = Number(search.store)
-  const year = Number(search.year)
-  const month = Number(search.month)
-  const validPeriod =
-    Number.isInteger(year) &&
-    year >= 2000 &&
-    year <= 2100 &&
-    Number.isInteger(month) &&
-    month >= 1 &&
-    month <= 12
-  return {
-    ...(validPeriod ? { year, month } : currentPeriod()),
-    ...(Number.isSafeInteger(store) && store > 0 ? { store } : {}),
-  }
-}
+const validateSearch = (search: SalesSearchInput): SalesSearch => salesSearch(search)
 
 export const Route = createFileRoute('/_authed/')({
   validateSearch,

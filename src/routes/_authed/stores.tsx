@@ -1,5 +1,6 @@
 import { createFileRoute } from '@tanstack/react-router'
 import { StoresOverview } from '../../features/stores/stores-overview.tsx'
+import { currentPeriod } from '../../figures/clock.ts'
 import { usageQuery } from '../../lib/usage.ts'
 
 // Every store at a glance (`/stores`): today, the month so far and the last sale of each, and which
@@ -9,7 +10,7 @@ export const Route = createFileRoute('/_authed/stores')({
   // sales screen already fetched is not fetched again.
   loader: async ({ context }) => {
     const queryClient = await context.queryClient()
-    const year = new Date().getUTCFullYear()
+    const { year } = currentPeriod()
     for (const storeId of context.session.storeIds())
       void queryClient.prefetchQuery(usageQuery(storeId, year))
   },
