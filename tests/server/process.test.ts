@@ -88,6 +88,14 @@ describe('the server process', () => {
     expect(server.output()).toMatch(/JWT_SECRET is required when NODE_ENV=production/)
   }, 30_000)
 
+  it('refuses to start when IMAGE_DIR would serve the database and the secret, naming both variables', async () => {
+    const server = start({ IMAGE_DIR: dataDir })
+    expect(await server.exited).toBe(1)
+    expect(server.output()).toContain(
+      `IMAGE_DIR=${JSON.stringify(dataDir)} and DATA_DIR=${JSON.stringify(dataDir)}`,
+    )
+  }, 30_000)
+
   it('a crash as PID 1 in a container leaves no lock that blocks the restart', async () => {
     const dir = path.join(root, 'container')
     // A new PID namespace, as in a container: the server is PID 1 there, each time.
