@@ -10,8 +10,10 @@ import {
   grant,
   listAccounts,
   listStores,
+  pictureName,
   type Role,
   removeUser,
+  renameGuessablePictures,
   revoke,
   setStoreImages,
   setUserImage,
@@ -52,8 +54,9 @@ export interface AdminContext {
 
 class UsageError extends Error {}
 
-function copyImage(imageDir: string, file: string, name: string): string {
-  const relative = `${name}${path.extname(file).toLowerCase()}`
+/** Copies an uploaded picture into IMAGE_DIR under an unguessable name (`pictureName`); returns that name. */
+function copyImage(imageDir: string, file: string, folder: 'users' | 'stores'): string {
+  const relative = pictureName(folder, file)
   mkdirSync(path.dirname(path.join(imageDir, relative)), { recursive: true })
   copyFileSync(file, path.join(imageDir, relative))
   return relative
@@ -88,7 +91,7 @@ export async function runAdmin(argv: string[], { db, imageDir, print }: AdminCon
       if (!phone || !name) throw new UsageError('add-user needs <phone> <name>')
       const id = await addUser(db, { phone, name })
       const image = values.image?.[0]
-      if (image) await setUserImage(db, id, copyImage(imageDir, image, `users/${id}`))
+      if (image) await setUserImage(db, id, copyImage(imageDir, image, 'users'))
       print(`user ${id} added`)
       return 0
     }
@@ -96,7 +99,7 @@ export async function runAdmin(argv: string[], { db, imageDir, print }: AdminCon
       const name = args.join(' ')
       if (!name) throw new UsageError('add-store needs <name>')
       const id = await addStore(db, { name })
-      const images = (values.image ?? []).map((file, n) => copyImage(imageDir, file, `stores/${id}-${n + 1}`))
+      const images = (values.image ?? []).map((file) => copyImage(imageDir, file, 'stores'))
       if (images.length > 0) await setStoreImages(db, id, images)
       print(`store ${id} added`)
       return 0
@@ -168,6 +171,8 @@ async function main() {
   // snapshot written after it streams the database's files, adding a few tens of MB (README).
   const database = await openForCommand(databaseTarget(config))
   try {
+    const renamed = await renameGuessablePictures(database.db, config.imageDir)
+    if (renamed > 0) console.log(`gave ${renamed} uploaded picture(s) unguessable names`)
     const code = await runAdmin(argv, { db: database.db, imageDir: config.imageDir, print: console.log })
     if (code === 0 && database.pglite && !readOnly.has(argv[0])) {
       const snapshot = await writeSnapshot(database.pglite, config.snapshots)

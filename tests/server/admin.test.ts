@@ -1,9 +1,11 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { sql } from 'drizzle-orm'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { runAdmin } from '../../server/admin.ts'
-import { DatabaseInUseError, openDatabase } from '../../server/db/client.ts'
+import { addStore, addUser, listStores, renameGuessablePictures } from '../../server/db/accounts.ts'
+import { DatabaseInUseError, openDatabase, queryRows } from '../../server/db/client.ts'
 import { bearer, capturedSms, sharedTestApp, signIn } from './test-app.ts'
 
 const owner = '01012345678'
@@ -39,6 +41,15 @@ async function usages2026() {
   return response.json().usages as { createdAt: string; amount: number }[]
 }
 
+/** The picture of user `id`, as the database holds it. */
+async function listAccountsImages(id: number) {
+  const rows = await queryRows<{ image: string | null }>(
+    current.app.db,
+    sql`select image from users where id = ${id}`,
+  )
+  return rows.map((row) => row.image)
+}
+
 async function ownerWithStore() {
   await admin('add-user', owner, '김사장')
   await admin('add-store', '역삼점')
@@ -46,26 +57,31 @@ async function ownerWithStore() {
 }
 
 describe('npm run admin', () => {
-  it('adds a user and a store with pictures copied into IMAGE_DIR, grants and revokes access', async () => {
+  it('adds a user and a store with pictures copied into IMAGE_DIR under unguessable names, grants and revokes access', async () => {
     const picture = csvFile('front.PNG', 'not really a png')
     expect((await admin('add-user', owner, '김사장', '--image', picture)).output).toBe('user 1 added')
     expect((await admin('add-store', '역삼', '1호점', '--image', picture, '--image', picture)).output).toBe(
       'store 1 added',
     )
-    expect(readFileSync(path.join(dir, 'images', 'stores', '1-2.png'), 'utf8')).toBe('not really a png')
-    expect(existsSync(path.join(dir, 'images', 'users', '1.png'))).toBe(true)
     await admin('grant', owner, '1')
+    const { access } = await signIn(current.app, sms, owner)
+    const profile = await current.app.inject({ method: 'GET', url: '/api/v0/user', headers: bearer(access) })
+    const images: string[] = profile.json().stores[0].images
+    const userImage: string = profile.json().user.image
+    // 128 random bits each: nobody can walk users/1.png, users/2.png ….
+    expect(userImage).toMatch(/^users\/[A-Za-z0-9_-]{22}\.png$/)
+    expect(images).toHaveLength(2)
+    for (const image of images) expect(image).toMatch(/^stores\/[A-Za-z0-9_-]{22}\.png$/)
+    expect(images[0]).not.toBe(images[1])
+    expect(readFileSync(path.join(dir, 'images', images[1] ?? ''), 'utf8')).toBe('not really a png')
+    expect(existsSync(path.join(dir, 'images', userImage))).toBe(true)
     expect((await admin('list')).output).toBe(
       [
         'user 1  01012345678  김사장  stores: 1:staff',
-        'store 1  역삼 1호점  images: stores/1-1.png, stores/1-2.png',
+        `store 1  역삼 1호점  images: ${images.join(', ')}`,
       ].join('\n'),
     )
-    const { access } = await signIn(current.app, sms, owner)
-    const profile = await current.app.inject({ method: 'GET', url: '/api/v0/user', headers: bearer(access) })
-    expect(profile.json().stores).toEqual([
-      { id: 1, name: '역삼 1호점', images: ['stores/1-1.png', 'stores/1-2.png'] },
-    ])
+    expect(profile.json().stores).toEqual([{ id: 1, name: '역삼 1호점', images }])
 
     expect((await admin('revoke', owner, '1')).output).toBe('01012345678 may no longer see store 1')
     expect((await admin('list')).output).toContain('stores: -')
@@ -107,6 +123,37 @@ describe('npm run admin', () => {
     })
     expect(rotated.statusCode).toBe(401)
     expect((await admin('list')).output).not.toContain(owner)
+  })
+})
+
+describe('pictures an earlier version copied under guessable names', () => {
+  it('are renamed to unguessable names at start, the rows with them; the old names are gone', async () => {
+    const images = path.join(dir, 'images')
+    mkdirSync(path.join(images, 'users'), { recursive: true })
+    mkdirSync(path.join(images, 'stores'), { recursive: true })
+    writeFileSync(path.join(images, 'users', '1.png'), 'face')
+    writeFileSync(path.join(images, 'stores', '1-1.jpg'), 'logo')
+    writeFileSync(path.join(images, 'stores', '1-2.jpg'), 'front')
+    const userId = await addUser(current.app.db, { phone: owner, name: '김사장', image: 'users/1.png' })
+    // One picture whose file is gone is left as it is; the demo's pictures are not uploads.
+    const storeId = await addStore(current.app.db, {
+      name: '역삼점',
+      images: ['stores/1-1.jpg', 'demo/store-1.svg', 'stores/1-2.jpg', 'stores/1-3.jpg'],
+    })
+    expect(await renameGuessablePictures(current.app.db, images)).toBe(3)
+    const [user] = await listAccountsImages(userId)
+    expect(user).toMatch(/^users\/[A-Za-z0-9_-]{22}\.png$/)
+    expect(readFileSync(path.join(images, user ?? ''), 'utf8')).toBe('face')
+    const [store] = (await listStores(current.app.db)).filter((s) => s.id === storeId)
+    const [logo, demo, front, missing] = store?.images ?? []
+    expect(logo).toMatch(/^stores\/[A-Za-z0-9_-]{22}\.jpg$/)
+    expect(front).toMatch(/^stores\/[A-Za-z0-9_-]{22}\.jpg$/)
+    expect([demo, missing]).toEqual(['demo/store-1.svg', 'stores/1-3.jpg'])
+    expect(readFileSync(path.join(images, front ?? ''), 'utf8')).toBe('front')
+    for (const old of ['users/1.png', 'stores/1-1.jpg', 'stores/1-2.jpg'])
+      expect(existsSync(path.join(images, old)), old).toBe(false)
+    // Once done, nothing more to do.
+    expect(await renameGuessablePictures(current.app.db, images)).toBe(0)
   })
 })
 
