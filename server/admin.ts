@@ -27,7 +27,7 @@ import {
   databaseTarget,
   openForCommand,
 } from './db/client.ts'
-import { importUsageCsv, maxReportedLines } from './db/import.ts'
+import { importUsageCsv, maxReportedLines, maxSourceLength, skipReasons } from './db/import.ts'
 import { restoreSnapshot, writeSnapshot } from './db/snapshots.ts'
 import { secureDataDir } from './files.ts'
 
@@ -41,8 +41,13 @@ export const usage = `Usage: npm run admin -- <command>
   sign-out <phone>                            end every sign-in of a user (running servers refuse
                                               their tokens within 5 seconds)
   remove-user <phone>                         delete a user, their store access and sign-ins
-  import <storeId> <file.csv>                 import usage records: createdAt,amount[,id]
-                                              (all or nothing; importing a file again adds nothing)
+  import <storeId> <file.csv> [--source <name>]
+                                              import usage records: createdAt,amount[,id]
+                                              (all or nothing; importing a file again adds nothing;
+                                              --source names where rows without an id come from,
+                                              e.g. a till whose export grows: rows are matched only
+                                              against its earlier imports; by default the file's
+                                              content is its source)
   restore <snapshot file>                     put a snapshot back as the embedded database
                                               (server stopped; the replaced one is kept aside)`
 
@@ -73,7 +78,11 @@ export async function runAdmin(argv: string[], { db, imageDir, print }: AdminCon
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { image: { type: 'string', multiple: true }, role: { type: 'string' } },
+    options: {
+      image: { type: 'string', multiple: true },
+      role: { type: 'string' },
+      source: { type: 'string' },
+    },
   })
   const [command, ...args] = positionals
   switch (command) {
@@ -142,7 +151,14 @@ export async function runAdmin(argv: string[], { db, imageDir, print }: AdminCon
       const storeId = storeIdArg(store)
       if (!file) throw new UsageError('import needs <storeId> <file.csv>')
       if (!(await storeExists(db, storeId))) throw new UsageError(`no store ${storeId}`)
-      const report = await importUsageCsv(db, storeId, createReadStream(file))
+      const { source } = values
+      if (source !== undefined && (source === '' || source.length > maxSourceLength || source.includes('|')))
+        throw new UsageError(`--source needs a name of 1 to ${maxSourceLength} characters, without |`)
+      const report = await importUsageCsv(db, storeId, createReadStream(file), {
+        source,
+        onSkipped: ({ from, to, reason }) =>
+          print(`${from === to ? `line ${from}` : `lines ${from}-${to}`}: skipped: ${skipReasons[reason]}`),
+      })
       for (const { line, reason } of report.rejected) print(`line ${line}: ${reason}`)
       if (report.rejectedCount > report.rejected.length) {
         print(`... (only the first ${maxReportedLines} bad lines are listed)`)

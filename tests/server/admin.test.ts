@@ -207,6 +207,95 @@ describe('importing usage records from CSV', () => {
     ])
   })
 
+  it("keeps another file's equal row: a washer's and a dryer's file that both hold 09:15 4,000원", async () => {
+    await ownerWithStore()
+    const washer = csvFile('washer.csv', 'createdAt,amount\n2026-03-01 09:15,4000\n2026-03-01 09:40,3000\n')
+    const dryer = csvFile('dryer.csv', 'createdAt,amount\n2026-03-01 09:15,4000\n2026-03-01 10:05,5000\n')
+    expect((await admin('import', '1', washer)).output).toBe(
+      'imported 2, skipped 0 (already present), rejected 0',
+    )
+    expect((await admin('import', '1', dryer)).output).toBe(
+      'imported 2, skipped 0 (already present), rejected 0',
+    )
+    expect((await usages2026()).map((u) => u.amount)).toEqual([4000, 4000, 3000, 5000])
+    // Each file again adds nothing, and says which lines it skipped and why.
+    expect((await admin('import', '1', dryer)).output).toBe(
+      [
+        'lines 2-3: skipped: 같은 파일(같은 출처)에서 이미 가져온 매출입니다',
+        'imported 0, skipped 2 (already present), rejected 0',
+      ].join('\n'),
+    )
+    expect(await usages2026()).toHaveLength(4)
+  })
+
+  it('--source names where a file comes from: a file that grows adds only its new rows, two sources with equal content both count', async () => {
+    await ownerWithStore()
+    const march = csvFile('till.csv', '2026-03-01 09:15,4000\n2026-03-01 09:15,4000\n')
+    expect((await admin('import', '1', march, '--source', 'till-1')).output).toContain(
+      'imported 2, skipped 0',
+    )
+    // The same till's export a day later: the two rows it had, and one more.
+    const grown = csvFile(
+      'till-day-2.csv',
+      '2026-03-01 09:15,4000\n2026-03-01 09:15,4000\n2026-03-02 11:00,4000\n',
+    )
+    expect((await admin('import', '1', grown, '--source', 'till-1')).output).toBe(
+      [
+        'lines 1-2: skipped: 같은 파일(같은 출처)에서 이미 가져온 매출입니다',
+        'imported 1, skipped 2 (already present), rejected 0',
+      ].join('\n'),
+    )
+    // Another till whose file has the very same content.
+    expect((await admin('import', '1', march, '--source', 'till-2')).output).toContain(
+      'imported 2, skipped 0',
+    )
+    expect(await usages2026()).toHaveLength(5)
+    await expect(admin('import', '1', march, '--source', '')).rejects.toThrow(/--source/)
+  })
+
+  it('lists every line it skips for an id already present, in ranges', async () => {
+    await ownerWithStore()
+    await admin(
+      'import',
+      '1',
+      csvFile('ids-a.csv', 'createdAt,amount,id\n2026-01-02T00:00:00Z,3000,a\n2026-01-02T00:00:00Z,3000,b\n'),
+    )
+    const result = await admin(
+      'import',
+      '1',
+      csvFile(
+        'ids-b.csv',
+        'createdAt,amount,id\n2026-01-02T00:00:00Z,3000,a\n2026-01-02T00:00:00Z,3000,b\n2026-01-03T00:00:00Z,3000,c\n2026-01-02T00:00:00Z,3000,\n',
+      ),
+    )
+    expect(result.output).toBe(
+      [
+        'lines 2-3: skipped: 같은 id의 매출이 이미 있습니다',
+        'imported 2, skipped 2 (already present), rejected 0',
+      ].join('\n'),
+    )
+  })
+
+  it('records imported before sources existed keep their keys: the same file again adds nothing, and says so', async () => {
+    await ownerWithStore()
+    // What an earlier version stored for the first 09:15 4,000원 of a file without ids.
+    await current.app.db.execute(
+      sql`insert into usages (store_id, created_at, amount, source_id) values
+          (1, '2026-03-01T00:15:00Z', 4000, 'row:2026-03-01T00:15:00.000Z|4000|1')`,
+    )
+    const file = csvFile('old.csv', '2026-03-01 09:15,4000\n2026-03-01 09:15,4000\n')
+    expect((await admin('import', '1', file)).output).toBe(
+      [
+        'line 1: skipped: 이전 버전이 출처 없이 가져온 같은 매출(같은 시각·금액의 같은 순번)이 있습니다; 다른 곳의 매출이면 --source로 출처를 밝혀 다시 가져오세요',
+        'imported 1, skipped 1 (already present), rejected 0',
+      ].join('\n'),
+    )
+    expect(await usages2026()).toHaveLength(2)
+    // Named as another source, the row is kept.
+    expect((await admin('import', '1', file, '--source', 'dryer')).output).toContain('imported 2, skipped 0')
+    expect(await usages2026()).toHaveLength(4)
+  })
+
   it('a file with a bad row changes nothing and names every bad line', async () => {
     await ownerWithStore()
     const file = csvFile(
