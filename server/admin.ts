@@ -10,8 +10,10 @@ import {
   grant,
   listAccounts,
   listStores,
+  pictureName,
   type Role,
   removeUser,
+  renameGuessablePictures,
   revoke,
   setStoreImages,
   setUserImage,
@@ -25,7 +27,7 @@ import {
   databaseTarget,
   openForCommand,
 } from './db/client.ts'
-import { importUsageCsv, maxReportedLines } from './db/import.ts'
+import { importUsageCsv, maxReportedLines, maxSourceLength, skipReasons } from './db/import.ts'
 import { restoreSnapshot, writeSnapshot } from './db/snapshots.ts'
 import { secureDataDir } from './files.ts'
 
@@ -39,8 +41,13 @@ export const usage = `Usage: npm run admin -- <command>
   sign-out <phone>                            end every sign-in of a user (running servers refuse
                                               their tokens within 5 seconds)
   remove-user <phone>                         delete a user, their store access and sign-ins
-  import <storeId> <file.csv>                 import usage records: createdAt,amount[,id]
-                                              (all or nothing; importing a file again adds nothing)
+  import <storeId> <file.csv> [--source <name>]
+                                              import usage records: createdAt,amount[,id]
+                                              (all or nothing; importing a file again adds nothing;
+                                              --source names where rows without an id come from,
+                                              e.g. a till whose export grows: rows are matched only
+                                              against its earlier imports; by default the file's
+                                              content is its source)
   restore <snapshot file>                     put a snapshot back as the embedded database
                                               (server stopped; the replaced one is kept aside)`
 
@@ -52,8 +59,9 @@ export interface AdminContext {
 
 class UsageError extends Error {}
 
-function copyImage(imageDir: string, file: string, name: string): string {
-  const relative = `${name}${path.extname(file).toLowerCase()}`
+/** Copies an uploaded picture into IMAGE_DIR under an unguessable name (`pictureName`); returns that name. */
+function copyImage(imageDir: string, file: string, folder: 'users' | 'stores'): string {
+  const relative = pictureName(folder, file)
   mkdirSync(path.dirname(path.join(imageDir, relative)), { recursive: true })
   copyFileSync(file, path.join(imageDir, relative))
   return relative
@@ -70,7 +78,11 @@ export async function runAdmin(argv: string[], { db, imageDir, print }: AdminCon
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { image: { type: 'string', multiple: true }, role: { type: 'string' } },
+    options: {
+      image: { type: 'string', multiple: true },
+      role: { type: 'string' },
+      source: { type: 'string' },
+    },
   })
   const [command, ...args] = positionals
   switch (command) {
@@ -88,7 +100,7 @@ export async function runAdmin(argv: string[], { db, imageDir, print }: AdminCon
       if (!phone || !name) throw new UsageError('add-user needs <phone> <name>')
       const id = await addUser(db, { phone, name })
       const image = values.image?.[0]
-      if (image) await setUserImage(db, id, copyImage(imageDir, image, `users/${id}`))
+      if (image) await setUserImage(db, id, copyImage(imageDir, image, 'users'))
       print(`user ${id} added`)
       return 0
     }
@@ -96,7 +108,7 @@ export async function runAdmin(argv: string[], { db, imageDir, print }: AdminCon
       const name = args.join(' ')
       if (!name) throw new UsageError('add-store needs <name>')
       const id = await addStore(db, { name })
-      const images = (values.image ?? []).map((file, n) => copyImage(imageDir, file, `stores/${id}-${n + 1}`))
+      const images = (values.image ?? []).map((file) => copyImage(imageDir, file, 'stores'))
       if (images.length > 0) await setStoreImages(db, id, images)
       print(`store ${id} added`)
       return 0
@@ -139,7 +151,14 @@ export async function runAdmin(argv: string[], { db, imageDir, print }: AdminCon
       const storeId = storeIdArg(store)
       if (!file) throw new UsageError('import needs <storeId> <file.csv>')
       if (!(await storeExists(db, storeId))) throw new UsageError(`no store ${storeId}`)
-      const report = await importUsageCsv(db, storeId, createReadStream(file))
+      const { source } = values
+      if (source !== undefined && (source === '' || source.length > maxSourceLength || source.includes('|')))
+        throw new UsageError(`--source needs a name of 1 to ${maxSourceLength} characters, without |`)
+      const report = await importUsageCsv(db, storeId, createReadStream(file), {
+        source,
+        onSkipped: ({ from, to, reason }) =>
+          print(`${from === to ? `line ${from}` : `lines ${from}-${to}`}: skipped: ${skipReasons[reason]}`),
+      })
       for (const { line, reason } of report.rejected) print(`line ${line}: ${reason}`)
       if (report.rejectedCount > report.rejected.length) {
         print(`... (only the first ${maxReportedLines} bad lines are listed)`)
@@ -168,6 +187,8 @@ async function main() {
   // snapshot written after it streams the database's files, adding a few tens of MB (README).
   const database = await openForCommand(databaseTarget(config))
   try {
+    const renamed = await renameGuessablePictures(database.db, config.imageDir)
+    if (renamed > 0) console.log(`gave ${renamed} uploaded picture(s) unguessable names`)
     const code = await runAdmin(argv, { db: database.db, imageDir: config.imageDir, print: console.log })
     if (code === 0 && database.pglite && !readOnly.has(argv[0])) {
       const snapshot = await writeSnapshot(database.pglite, config.snapshots)

@@ -7,7 +7,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyRequest } from 'fastify'
 import type { Config } from './config.ts'
 import type { Database } from './db/client.ts'
-import { ApiError, handleClientError, handleError, messages, serializeError } from './errors.ts'
+import {
+  ApiError,
+  answerServerRefusals,
+  handleClientError,
+  handleError,
+  messages,
+  serializeError,
+} from './errors.ts'
 import { storeRoutes } from './routes/store.ts'
 import { profileRoutes, signInRoutes } from './routes/user.ts'
 import { createOtp, type Otp } from './sign-in/otp.ts'
@@ -144,7 +151,10 @@ export async function buildApp({
     clientErrorHandler: handleClientError,
     // Fastify's own answer while closing is an English body; the hook below gives the contract's.
     return503OnClosing: false,
+    // Node answers an HTTP/1.1 request without Host with a bare 400; the hook below answers it instead.
+    http: { requireHostHeader: false },
   }).withTypeProvider<TypeBoxTypeProvider>()
+  answerServerRefusals(app.server)
 
   const secret = jwtSecret(config)
   app.decorate('config', config)
@@ -183,6 +193,12 @@ export async function buildApp({
   })
   app.addHook('onRequest', async (_request, reply) => {
     if (closing) reply.code(503).header('retry-after', '1').send({ message: messages.unavailable })
+  })
+  // HTTP/1.1 requires Host (RFC 9112 §3.2): Node's own check, turned off above, answers without a body.
+  app.addHook('onRequest', async (request) => {
+    const { httpVersionMajor, httpVersionMinor } = request.raw
+    if (httpVersionMajor === 1 && httpVersionMinor === 1 && !request.headers.host)
+      throw new ApiError(400, messages.badRequest)
   })
 
   await app.register(helmet, { contentSecurityPolicy, referrerPolicy: { policy: 'no-referrer' } })

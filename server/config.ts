@@ -1,5 +1,6 @@
 // Every setting of the server, read once from the environment and checked, with one clear error
 // listing every variable that is wrong. The README's configuration table mirrors this schema.
+import { realpathSync } from 'node:fs'
 import path from 'node:path'
 import ipaddr from 'ipaddr.js'
 import { type Static, Type } from 'typebox'
@@ -80,6 +81,68 @@ function parseTrustProxy(value: string): TrustProxy | undefined {
   return addresses.every(valid) ? { addresses } : undefined
 }
 
+/**
+ * A path as the file system resolves it: the real path (symbolic links followed) of its longest part
+ * that exists, with the rest as written. Two names of one folder compare equal.
+ */
+function realPath(target: string): string {
+  const rest: string[] = []
+  let current = target
+  for (;;) {
+    try {
+      return path.join(realpathSync(current), ...rest)
+    } catch {
+      const parent = path.dirname(current)
+      if (parent === current) return target
+      rest.unshift(path.basename(current))
+      current = parent
+    }
+  }
+}
+
+/** Whether `a` is `b` or lies inside it. */
+function within(a: string, b: string) {
+  const relative = path.relative(b, a)
+  return (
+    relative === '' ||
+    !(relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative))
+  )
+}
+
+/**
+ * Refuses a served folder (IMAGE_DIR under /images/, WEB_DIR at /) that is, holds or lies inside what
+ * nobody may download: the embedded database (DATA_DIR/pglite and the copies a restore keeps beside it,
+ * all named pglite…), the generated secret (DATA_DIR/jwt-secret) and the snapshots. Their real paths
+ * are compared, so a symbolic link is no way around it. Guarded always, also with PostgreSQL: a
+ * database or secret left from the embedded days holds the same records. The default IMAGE_DIR,
+ * DATA_DIR/images, lies inside DATA_DIR but holds none of them.
+ */
+function refuseServedSecrets(served: Record<string, string>, dataDir: string, snapshotDir: string) {
+  const realData = realPath(dataDir)
+  const database = path.join(realData, 'pglite')
+  // The lock and the copies a restore keeps beside the database: pglite.lock, pglite.before-restore-….
+  const besideDatabase = (real: string) =>
+    within(real, realData) && /^pglite\./.test(path.relative(realData, real).split(path.sep)[0] ?? '')
+  const guarded = [
+    { variable: 'DATA_DIR', what: 'the embedded database', path: database },
+    { variable: 'DATA_DIR', what: 'the generated secret', path: path.join(realData, 'jwt-secret') },
+    { variable: 'SNAPSHOT_DIR', what: 'the database snapshots', path: realPath(snapshotDir) },
+  ]
+  const problems: string[] = []
+  for (const [variable, folder] of Object.entries(served)) {
+    const real = realPath(folder)
+    const hit = besideDatabase(real)
+      ? guarded[0]
+      : guarded.find((entry) => within(entry.path, real) || within(real, entry.path))
+    if (!hit) continue
+    const source = hit.variable === 'DATA_DIR' ? dataDir : snapshotDir
+    problems.push(
+      `${variable}=${JSON.stringify(folder)} and ${hit.variable}=${JSON.stringify(source)}: ${variable} is served to anyone and would serve ${hit.what} (${hit.path}). Give ${variable} a folder of its own, apart from them.`,
+    )
+  }
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`)
+}
+
 function parseEnv(source: NodeJS.ProcessEnv): Env {
   const names = Object.keys(EnvSchema.properties)
   const given = Object.fromEntries(
@@ -135,17 +198,21 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env) {
     )
   }
   const dataDir = path.resolve(env.DATA_DIR)
+  const imageDir = path.resolve(env.IMAGE_DIR ?? path.join(dataDir, 'images'))
+  const webDir = path.resolve(env.WEB_DIR)
+  const snapshotDir = path.resolve(env.SNAPSHOT_DIR ?? path.join(dataDir, 'snapshots'))
+  refuseServedSecrets({ IMAGE_DIR: imageDir, WEB_DIR: webDir }, dataDir, snapshotDir)
   return {
     production,
     port: env.PORT,
     host: env.HOST,
     dataDir,
     databaseUrl: env.DATABASE_URL,
-    imageDir: path.resolve(env.IMAGE_DIR ?? path.join(dataDir, 'images')),
-    webDir: path.resolve(env.WEB_DIR),
+    imageDir,
+    webDir,
     /** Snapshots of the embedded database (unused with PostgreSQL). */
     snapshots: {
-      dir: path.resolve(env.SNAPSHOT_DIR ?? path.join(dataDir, 'snapshots')),
+      dir: snapshotDir,
       minutes: env.SNAPSHOT_MINUTES,
       kept: env.SNAPSHOTS_KEPT,
     },

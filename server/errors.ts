@@ -30,6 +30,7 @@ export const messages = {
   headersTooLarge: '요청 헤더가 너무 큽니다.',
   unavailable: '서버가 잠시 요청을 받을 수 없습니다. 잠시 후 다시 시도해 주세요.',
   unsupportedType: '지원하지 않는 요청 형식입니다. JSON으로 보내 주세요.',
+  expectationFailed: '요청의 Expect 헤더를 처리할 수 없습니다.',
   tooManyRequests: '요청이 너무 많습니다. 잠시 후 다시 시도해 주세요.',
   server: '서버에 문제가 생겼습니다. 잠시 후 다시 시도해 주세요.',
 } as const
@@ -71,6 +72,7 @@ const statusMessages: Record<number, string> = {
   414: messages.urlTooLong,
   415: messages.unsupportedType,
   416: messages.rangeNotSatisfiable,
+  417: messages.expectationFailed,
   429: messages.tooManyRequests,
   431: messages.headersTooLarge,
   500: messages.server,
@@ -134,6 +136,15 @@ export function handleError(error: FastifyError | ApiError, request: FastifyRequ
   return reply.code(status).send({ message: statusMessages[status] ?? messages.badRequest })
 }
 
+/** The contract's answer for `status`, as the head and body of a raw HTTP/1.1 response that closes the connection. */
+function rawAnswer(status: number) {
+  const body = JSON.stringify({ message: statusMessages[status] ?? messages.badRequest })
+  return (
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  )
+}
+
 /**
  * Errors the HTTP parser meets before Fastify sees a request (a malformed request line, headers over
  * the size limit, a client too slow to send them): the same Korean `{ message }` answer, written to the
@@ -148,12 +159,31 @@ export function handleClientError(
   const status =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
   this.log.debug({ code: error.code, statusCode: status }, 'client error')
-  if (socket.writable) {
-    const body = JSON.stringify({ message: statusMessages[status] })
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    )
-  }
+  if (socket.writable) socket.write(rawAnswer(status))
   socket.destroy()
+}
+
+/**
+ * The other refusals Node's HTTP server makes by itself, before Fastify sees a request, given the
+ * contract's answer: an Expect other than `100-continue` (Node writes a bare 417) and CONNECT (Node
+ * closes the connection without a word; nothing here tunnels, so 405). The third, an HTTP/1.1
+ * request without Host (a bare 400), is left to the app (`requireHostHeader: false` in app.ts), whose
+ * hook answers it.
+ */
+export function answerServerRefusals(server: import('node:http').Server) {
+  server.on('checkExpectation', (_request, response) => {
+    // Closed after: the client may send the body it was told to hold back.
+    const body = JSON.stringify({ message: messages.expectationFailed })
+    response
+      .writeHead(417, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(body),
+        connection: 'close',
+      })
+      .end(body)
+  })
+  server.on('connect', (_request, socket: import('node:stream').Duplex) => {
+    if (socket.writable) socket.end(rawAnswer(405))
+    else socket.destroy()
+  })
 }

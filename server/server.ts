@@ -2,6 +2,7 @@
 // one, serve, and close everything cleanly on SIGTERM or SIGINT.
 import { buildApp } from './app.ts'
 import { ConfigError, readConfig } from './config.ts'
+import { renameGuessablePictures } from './db/accounts.ts'
 import { DatabaseDamagedError, DatabaseInUseError, databaseTarget, openDatabase } from './db/client.ts'
 import { seedDemoIfEmpty } from './db/seed.ts'
 import { SnapshotSchedule } from './db/snapshots.ts'
@@ -11,6 +12,9 @@ async function main() {
   const config = readConfig()
   secureDataDir(config)
   const database = await openDatabase(databaseTarget(config))
+  // Pictures an earlier version uploaded under guessable names (users/1.png) get unguessable ones.
+  const renamed = await renameGuessablePictures(database.db, config.imageDir)
+  if (renamed > 0) console.log(`Gave ${renamed} uploaded picture(s) unguessable names.`)
   if (config.seedDemo && (await seedDemoIfEmpty(database.db, config.imageDir, new Date()))) {
     console.log('Loaded demo data: sign in as 01012345678 (owner of three stores) or 01022223333 (staff).')
   }

@@ -19,6 +19,16 @@ function cacheControl(filePath: string) {
     : 'no-cache'
 }
 
+/**
+ * A day in the browser's cache for pictures, but uploaded ones (a user's face, a store's front: anything
+ * outside demo/) only in the browser's own (`private`), never in a shared cache, which would keep one
+ * past the logout's Clear-Site-Data. The demo's pictures are the same for everyone.
+ */
+function pictureCacheControl(imageDir: string, filePath: string) {
+  const relative = path.relative(imageDir, filePath)
+  return relative.startsWith(`demo${path.sep}`) ? 'public, max-age=86400' : 'private, max-age=86400'
+}
+
 const looksLikeFile = (url: string) => /\.[a-z0-9]+$/i.test(url.split('?')[0] ?? '')
 
 /** `/api` and `/images` themselves and everything below them answer JSON, never the app's page. */
@@ -43,7 +53,8 @@ export const web = fp(async (app: FastifyInstance, { webDir, imageDir }: WebOpti
     prefix: '/images/',
     decorateReply: !hasWebApp,
     dotfiles: 'ignore',
-    maxAge: '1d',
+    cacheControl: false,
+    setHeaders: (reply, filePath) => reply.header('cache-control', pictureCacheControl(imageDir, filePath)),
   })
 
   app.setNotFoundHandler((request, reply) => {

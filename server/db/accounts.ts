@@ -1,7 +1,10 @@
 // Users, stores and who may see which store: what `npm run admin` changes, and what tests set up.
+import { randomBytes } from 'node:crypto'
+import { linkSync, unlinkSync } from 'node:fs'
+import path from 'node:path'
 import { and, asc, eq, isNull, sql } from 'drizzle-orm'
 import { normalizePhone } from '../phone.ts'
-import type { Db } from './client.ts'
+import { type Db, queryRows } from './client.ts'
 import { memberships, signIns, stores, users } from './schema.ts'
 
 export type Role = 'owner' | 'staff'
@@ -16,6 +19,77 @@ export async function addUser(db: Db, user: { phone: string; name: string; image
     .returning({ id: users.id })
   if (!created) throw new Error('user not created')
   return created.id
+}
+
+/**
+ * The path, relative to IMAGE_DIR, an uploaded picture (`--image` of add-user and add-store) is copied
+ * to: 128 random bits, so that nobody can walk other users' or stores' pictures by counting, for
+ * /images/ needs no sign-in (an <img> sends no bearer token). The file's extension is kept, for its type.
+ */
+export const pictureName = (folder: 'users' | 'stores', file: string) =>
+  `${folder}/${randomBytes(16).toString('base64url')}${path.extname(file).toLowerCase()}`
+
+/** Names earlier versions gave uploaded pictures: users/<user id>.ext and stores/<store id>-<n>.ext. */
+const guessablePicture = /^(?:users\/\d+|stores\/\d+-\d+)(?:\.[^/]*)?$/
+
+/**
+ * Gives every uploaded picture that still has a guessable name (see `guessablePicture`) a name of
+ * `pictureName`'s kind, in IMAGE_DIR and in the database; run at every start of the server and the
+ * admin commands, it finds nothing once done. Returns how many it renamed. For each: a second name is
+ * linked to the file, the row is changed only if it still names the old one (another instance on the
+ * same PostgreSQL may be doing the same; the loser drops its link), then the old name goes. A picture
+ * whose file is missing is left as it is. A crash between the row and the unlink leaves the old name
+ * as an unused copy.
+ */
+export async function renameGuessablePictures(db: Db, imageDir: string): Promise<number> {
+  const rename = async (old: string, change: (next: string) => Promise<boolean>) => {
+    const folder = old.startsWith('users/') ? 'users' : 'stores'
+    const next = pictureName(folder, old)
+    try {
+      linkSync(path.join(imageDir, old), path.join(imageDir, next))
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0
+      throw error
+    }
+    if (!(await change(next))) {
+      unlinkSync(path.join(imageDir, next))
+      return 0
+    }
+    unlinkSync(path.join(imageDir, old))
+    return 1
+  }
+  let renamed = 0
+  const userRows = await queryRows<{ id: number; image: string }>(
+    db,
+    sql`select id, image from users where image ~ ${guessablePicture.source} order by id`,
+  )
+  for (const { id, image } of userRows) {
+    renamed += await rename(image, async (next) => {
+      const changed = await db
+        .update(users)
+        .set({ image: next })
+        .where(and(eq(users.id, id), eq(users.image, image)))
+        .returning({ id: users.id })
+      return changed.length > 0
+    })
+  }
+  const storeRows = await queryRows<{ id: number; images: string[] }>(
+    db,
+    sql`select id, images from stores where exists (select from unnest(images) as i where i ~ ${guessablePicture.source}) order by id`,
+  )
+  for (const { id, images } of storeRows) {
+    for (const image of images.filter((name) => guessablePicture.test(name))) {
+      renamed += await rename(image, async (next) => {
+        const changed = await queryRows<{ id: number }>(
+          db,
+          sql`update stores set images = array_replace(images, ${image}, ${next})
+              where id = ${id} and ${image} = any(images) returning id`,
+        )
+        return changed.length > 0
+      })
+    }
+  }
+  return renamed
 }
 
 export async function setUserImage(db: Db, userId: number, image: string) {

@@ -1,5 +1,6 @@
 // Opens the database: PGlite in DATA_DIR by default (or in memory for tests), PostgreSQL when
 // DATABASE_URL is set. Both get the same Drizzle schema and the same migrations.
+import { createHash } from 'node:crypto'
 import {
   existsSync,
   linkSync,
@@ -209,12 +210,58 @@ function readLock(text: string): LockOwner {
   }
 }
 
+/** Waits `ms` without giving the event loop a turn: the lock is taken synchronously. */
+const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+
+/**
+ * Removes `target` if it still holds `text`, in at most one of the processes that try at once: the one
+ * that creates the guard `<lock>.takeover-<digest of target and text>` (a link, which fails if the name
+ * exists). Reading a stale lock and removing it are two steps: without the guard, of two processes that
+ * both judged it stale, the second could remove the lock the first had just put in its place, and both
+ * would go on as holders. With it, only the guard's maker removes `text`, after reading it again, and
+ * nothing but removal changes a lock file's text. The guard names its maker and is removed when done,
+ * microseconds later; one left by a process that died in between is itself removed the same way (a guard
+ * of the guard) once its maker is judged gone as a lock's holder is (`ownerHolds`). Returns whether this
+ * process removed it; false when another is at it (or did it), or the text changed.
+ */
+function removeIfStill(lockFile: string, target: string, text: string, mineFile: string, depth = 0): boolean {
+  const digest = createHash('sha256').update(`${target}\n${text}`).digest('hex').slice(0, 16)
+  const guard = `${lockFile}.takeover-${digest}`
+  for (let attempt = 0; ; attempt++) {
+    try {
+      linkSync(mineFile, guard)
+      break
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      const guardText = readOrNull(guard)
+      let modifiedMs: number
+      try {
+        modifiedMs = statSync(guard).mtimeMs
+      } catch {
+        continue
+      }
+      if (guardText === null || attempt > 0 || depth >= 2) return false
+      if (ownerHolds(guard, readLock(guardText), modifiedMs)) return false
+      // Its maker died while taking `text` over: remove the guard as it would a stale lock, then retry.
+      if (!removeIfStill(lockFile, guard, guardText, mineFile, depth + 1)) return false
+    }
+  }
+  try {
+    if (readOrNull(target) !== text) return false
+    rmSync(target, { force: true })
+    return true
+  } finally {
+    rmSync(guard, { force: true })
+  }
+}
+
 /**
  * PGlite is one process's database: a second process opening the same directory would corrupt it. A
  * lock file naming the owner (pid, start time, boot, PID namespace) keeps the server and `npm run admin`
- * apart; a stale one is taken over. The lock is written whole to a temporary file and linked into place,
- * so another process never reads a half-written one. While held, its modification time is refreshed
- * every LOCK_HEARTBEAT_MS (see ownerHolds).
+ * apart; a stale one is taken over, by one process only of any that start at once (`removeIfStill`).
+ * The lock is written whole to a temporary file and linked into place, so another process never reads a
+ * half-written one, and a link fails when the name exists, so of two processes linking only one gets it.
+ * While held, its modification time is refreshed every LOCK_HEARTBEAT_MS (see ownerHolds).
  */
 export function lockDirectory(dataDir: string): () => void {
   const file = `${dataDir}.lock`
@@ -228,7 +275,8 @@ export function lockDirectory(dataDir: string): () => void {
   const temporary = `${file}.${process.pid}.tmp`
   writeFileSync(temporary, mine, { mode: 0o600 })
   try {
-    for (let attempt = 0; attempt < 3; attempt++) {
+    // A few milliseconds at most: waiting only while another process takes a stale lock over.
+    for (let attempt = 0; attempt < 50; attempt++) {
       try {
         linkSync(temporary, file)
         heldLocks.add(file)
@@ -269,14 +317,16 @@ export function lockDirectory(dataDir: string): () => void {
           error.otherNamespace = otherNamespace
           throw error
         }
-        // Remove the stale lock only if it is still the one judged stale.
-        if (readOrNull(file) === text) rmSync(file, { force: true })
+        // Stale: removed here only if this process wins the takeover; else another is at it.
+        if (!removeIfStill(file, file, text, temporary)) pause(2)
       }
     }
   } finally {
     rmSync(temporary, { force: true })
   }
-  throw new DatabaseInUseError(`Could not lock ${dataDir}`)
+  throw new DatabaseInUseError(
+    `Could not lock ${dataDir}: another process was taking its stale lock over at the same moment. Try again.`,
+  )
 }
 
 /**

@@ -1,15 +1,22 @@
 // Imports a store's usage records from CSV: createdAt, amount and optionally id, with or without a
 // header line. All or nothing: a file with any bad row changes nothing, and the report names the bad
 // lines (the first `maxReportedLines` of them, with the count of all). Idempotent: each record gets a
-// source id (its `id`, or its time, amount and occurrence in the file), so importing the same file
-// again adds nothing.
+// source id (its `id`, or its source, time, amount and occurrence in the file), so importing the same
+// file again adds nothing, and every line skipped as already present is reported (`onSkipped`). The
+// source of rows without an id is the name the importer gives (`--source`: a till, a machine, whose
+// export may grow between imports) or else the file's content (a hash): a washer's file and a dryer's
+// file that both hold `2015-03-01 09:15,4000` are two sales, never one. Records an earlier version
+// imported without a source keep their keys (`row:` + time, amount, occurrence), and an import without
+// `--source` still matches them, so a file imported before the upgrade adds nothing again; the lines it
+// skips for them say so (docs/product.md §8, decision 44).
 //
 // The file is streamed, never held whole: rows are parsed as they are read and go, in batches, into a
 // temporary table inside the import's one transaction. Duplicate ids and the occurrence numbers of rows
 // without an id are then worked out by the database (a map of every id or row seen would grow with the
 // file), and the records are inserted from there in chunks. Memory stays bounded whatever the file's size.
 
-import { Readable } from 'node:stream'
+import { createHash } from 'node:crypto'
+import { Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { Parser } from 'csv-parse'
 import { isValid, parseISO } from 'date-fns'
@@ -73,6 +80,49 @@ class LineParser extends Parser {
 
 type Rejected = ImportReport['rejected'][number]
 
+/** Why a line was skipped as already present. */
+export type SkipReason = 'id' | 'source' | 'legacy'
+
+export const skipReasons: Record<SkipReason, string> = {
+  id: '같은 id의 매출이 이미 있습니다',
+  source: '같은 파일(같은 출처)에서 이미 가져온 매출입니다',
+  legacy:
+    '이전 버전이 출처 없이 가져온 같은 매출(같은 시각·금액의 같은 순번)이 있습니다; 다른 곳의 매출이면 --source로 출처를 밝혀 다시 가져오세요',
+}
+
+/** Consecutive lines skipped for the same reason. */
+export interface SkippedLines {
+  from: number
+  to: number
+  reason: SkipReason
+}
+
+export interface ImportOptions {
+  /**
+   * Where the file's rows without an id come from (a till, a machine): rows are matched only against
+   * earlier imports of the same source. Without it, the file's content is its source.
+   */
+  source?: string
+  /** Told every run of skipped lines, in file order, as the import finds them (never held all at once). */
+  onSkipped?: (skipped: SkippedLines) => void
+}
+
+/** The longest `--source` name; it is part of every key of the file's rows without an id. */
+export const maxSourceLength = 40
+
+/** A pass-through that hashes what goes through it: the file's content, for its default source. */
+function contentHash() {
+  const hash = createHash('sha256')
+  const stream = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      hash.update(chunk)
+      done(null, chunk)
+    },
+  })
+  // 96 bits: part of every key, so short; no two of an operator's files share them by chance.
+  return { stream, digest: () => `sha256:${hash.digest('base64url').slice(0, 16)}` }
+}
+
 /** Thrown inside the transaction to undo it when any line was bad. */
 class Rejection extends Error {
   constructor(readonly report: ImportReport) {
@@ -84,7 +134,13 @@ export async function importUsageCsv(
   db: Db,
   storeId: number,
   input: string | Readable,
+  { source, onSkipped }: ImportOptions = {},
 ): Promise<ImportReport> {
+  if (
+    source !== undefined &&
+    (source.length === 0 || source.length > maxSourceLength || source.includes('|'))
+  )
+    throw new Error(`a source is 1 to ${maxSourceLength} characters, without |`)
   try {
     return await db.transaction(async (tx) => {
       // The one index built here is on a temporary table; PostgreSQL's default 64 MB for building it
@@ -129,14 +185,15 @@ export async function importUsageCsv(
         )
       }
 
-      const source = typeof input === 'string' ? Readable.from([input]) : input
+      const file = typeof input === 'string' ? Readable.from([Buffer.from(input)]) : input
       const parser = new LineParser({
         bom: true,
         relax_column_count: true,
         skip_empty_lines: true,
         trim: true,
       })
-      const reading = pipeline(source, parser)
+      const hashing = contentHash()
+      const reading = source === undefined ? pipeline(file, hashing.stream, parser) : pipeline(file, parser)
       reading.catch(() => {}) // its error is the parser's, met below
       let rows = 0
       try {
@@ -213,15 +270,30 @@ export async function importUsageCsv(
         })
       }
 
-      // Source ids: `id:<id>`, or for a row without one, its time and amount and which occurrence of
-      // that pair it is in the file (so two identical sales stay two records).
+      // Source ids: `id:<id>`, or for a row without one `src:<source>|` and its time and amount and which
+      // occurrence of that pair it is in the file (so two identical sales stay two records). Without
+      // --source, a store holding records an earlier version imported without a source (`row:` keys)
+      // has each row's key of that form looked for too (`legacy_id`).
+      const prefix = `src:${source ?? hashing.digest()}|`
+      const [legacy] = source
+        ? []
+        : await queryRows<{ found: boolean }>(
+            tx,
+            sql`select exists (select 1 from usages where store_id = ${storeId} and source_id like 'row:%') as found`,
+          )
       await tx.execute(
         sql.raw(
-          'create temp table import_ready on commit drop as ' +
-            "select line, created_at, amount, case when id is not null then 'id:' || id " +
-            "else 'row:' || key || '|' || row_number() over (partition by key order by line) end as source_id " +
-            'from import_rows order by line',
+          'create temp table import_ready (line integer not null, created_at timestamptz not null, ' +
+            'amount integer not null, source_id text not null, legacy_id text) on commit drop',
         ),
+      )
+      await tx.execute(
+        sql`insert into import_ready
+            select line, created_at, amount,
+              case when id is not null then 'id:' || id else ${prefix} || key || '|' || n end,
+              case when id is null and ${legacy?.found === true} then 'row:' || key || '|' || n end
+            from (select *, row_number() over (partition by key order by line) as n from import_rows) r
+            order by line`,
       )
       await tx.execute(sql.raw('create index on import_ready (line)'))
       const [last] = await queryRows<{ line: number | null }>(
@@ -229,19 +301,49 @@ export async function importUsageCsv(
         sql`select max(line) as line from import_ready`,
       )
       let imported = 0
-      for (let from = 0; from <= (last?.line ?? -1); from += insertChunkLines) {
-        const [added] = await queryRows<{ n: number }>(
-          tx,
-          sql`with added as (
-                insert into usages (store_id, created_at, amount, source_id)
-                select ${storeId}, created_at, amount, source_id from import_ready
-                where line >= ${from} and line < ${from + insertChunkLines} order by line
-                on conflict (store_id, source_id) do nothing
-                returning 1)
-              select count(*)::integer as n from added`,
-        )
-        imported += added?.n ?? 0
+      let pending: SkippedLines | null = null
+      const skip = (line: number, reason: SkipReason) => {
+        if (pending && pending.reason === reason && pending.to === line - 1) pending.to = line
+        else {
+          if (pending) onSkipped?.(pending)
+          pending = { from: line, to: line, reason }
+        }
       }
+      for (let from = 0; from <= (last?.line ?? -1); from += insertChunkLines) {
+        // One statement a chunk: the rows whose key is new go in; the others come back, in file order,
+        // with why (a CTE's insert is not seen by the rest of its statement, so `legacy` and the final
+        // select see the table as it was).
+        const rows = await queryRows<{ added: number; line: number | null; byId: boolean; legacy: boolean }>(
+          tx,
+          sql`with candidates as (
+                select line, created_at, amount, source_id, legacy_id from import_ready
+                where line >= ${from} and line < ${from + insertChunkLines}),
+              legacy as (
+                select c.line from candidates c
+                where c.legacy_id is not null
+                  and exists (select 1 from usages u where u.store_id = ${storeId} and u.source_id = c.legacy_id)),
+              added as (
+                insert into usages (store_id, created_at, amount, source_id)
+                select ${storeId}, created_at, amount, source_id from candidates c
+                where not exists (select 1 from legacy l where l.line = c.line)
+                order by line
+                on conflict (store_id, source_id) do nothing
+                returning source_id)
+              select n.added, s.line, s.by_id as "byId", s.legacy
+              from (select count(*)::integer as added from added) n
+              left join lateral (
+                select c.line, c.source_id like 'id:%' as by_id,
+                  exists (select 1 from legacy l where l.line = c.line) as legacy
+                from candidates c
+                where not exists (select 1 from added a where a.source_id = c.source_id)) s on true
+              order by s.line`,
+        )
+        imported += rows[0]?.added ?? 0
+        for (const row of rows) {
+          if (row.line !== null) skip(row.line, row.byId ? 'id' : row.legacy ? 'legacy' : 'source')
+        }
+      }
+      if (pending) onSkipped?.(pending)
       return { imported, skipped: rows - imported, rejected: [], rejectedCount: 0 }
     })
   } catch (error) {

@@ -4,8 +4,8 @@
 // (table sign_ins) whose absolute lifetime is REFRESH_TOKEN_DAYS; presenting an already rotated token
 // revokes the sign-in, except for the client's idempotent retry of a rotation whose answer it lost
 // (see `rotate` and REFRESH_RETRY_SECONDS). An access token is accepted only while its sign-in is live
-// (not revoked, not expired, its user not deleted), as read from the database at most signInCheckMs
-// earlier.
+// (not revoked, not expired, its user not deleted) and is its user's, as read from the database at most
+// signInCheckMs earlier.
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
@@ -80,7 +80,9 @@ export function createTokens(db: Db, secret: string, now: () => Date, limits: Co
    * What was last read of each sign-in (times on the injected clock): live, trusted until
    * `checkedAt + signInCheckMs`, or ended, for good (an ended sign-in never comes back).
    */
-  const signInStates = new LRUCache<string, { live: boolean; checkedAt: number }>({ max: signInStatesKept })
+  const signInStates = new LRUCache<string, { live: boolean; checkedAt: number; userId?: number }>({
+    max: signInStatesKept,
+  })
   const ended = (familyId: string) => signInStates.set(familyId, { live: false, checkedAt: now().getTime() })
 
   /**
@@ -119,21 +121,25 @@ export function createTokens(db: Db, secret: string, now: () => Date, limits: Co
     }
   }
 
-  /** Whether a sign-in is live: from memory when read less than signInCheckMs ago, else one primary-key read. */
-  async function signInLive(familyId: string, at: Date): Promise<boolean> {
+  /**
+   * Whether a sign-in is live and `userId`'s: from memory when read less than signInCheckMs ago, else
+   * one primary-key read. A token naming a live sign-in of another user is refused; the sign-in stays.
+   */
+  async function signInLive(familyId: string, userId: number, at: Date): Promise<boolean> {
     const state = signInStates.get(familyId)
     // A clock set back (negative age) makes the state stale rather than trusted for longer.
     const age = state ? at.getTime() - state.checkedAt : -1
-    if (state && (!state.live || (age >= 0 && age < signInCheckMs))) return state.live
+    if (state && (!state.live || (age >= 0 && age < signInCheckMs)))
+      return state.live && state.userId === userId
     const [row] = await db
-      .select({ expiresAt: signIns.expiresAt, revokedAt: signIns.revokedAt })
+      .select({ userId: signIns.userId, expiresAt: signIns.expiresAt, revokedAt: signIns.revokedAt })
       .from(signIns)
       .where(eq(signIns.id, familyId))
     const live = Boolean(row && !row.revokedAt && row.expiresAt > at)
     // A revocation by this instance while the row was being read wins over what the read saw.
     if (signInStates.get(familyId)?.live !== false)
-      signInStates.set(familyId, { live, checkedAt: at.getTime() })
-    return live
+      signInStates.set(familyId, { live, checkedAt: at.getTime(), userId: row?.userId })
+    return live && row?.userId === userId
   }
 
   return {
@@ -155,7 +161,8 @@ export function createTokens(db: Db, secret: string, now: () => Date, limits: Co
     async verifyAccess(token: string): Promise<AccessClaims> {
       const at = now()
       const claims = await claimsOf(token, at)
-      if (!(await signInLive(claims.familyId, at))) throw new ApiError(401, messages.sessionExpired)
+      if (!(await signInLive(claims.familyId, claims.userId, at)))
+        throw new ApiError(401, messages.sessionExpired)
       return claims
     },
 

@@ -1,9 +1,11 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { sql } from 'drizzle-orm'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { runAdmin } from '../../server/admin.ts'
-import { DatabaseInUseError, openDatabase } from '../../server/db/client.ts'
+import { addStore, addUser, listStores, renameGuessablePictures } from '../../server/db/accounts.ts'
+import { DatabaseInUseError, openDatabase, queryRows } from '../../server/db/client.ts'
 import { bearer, capturedSms, sharedTestApp, signIn } from './test-app.ts'
 
 const owner = '01012345678'
@@ -39,6 +41,15 @@ async function usages2026() {
   return response.json().usages as { createdAt: string; amount: number }[]
 }
 
+/** The picture of user `id`, as the database holds it. */
+async function listAccountsImages(id: number) {
+  const rows = await queryRows<{ image: string | null }>(
+    current.app.db,
+    sql`select image from users where id = ${id}`,
+  )
+  return rows.map((row) => row.image)
+}
+
 async function ownerWithStore() {
   await admin('add-user', owner, '김사장')
   await admin('add-store', '역삼점')
@@ -46,26 +57,31 @@ async function ownerWithStore() {
 }
 
 describe('npm run admin', () => {
-  it('adds a user and a store with pictures copied into IMAGE_DIR, grants and revokes access', async () => {
+  it('adds a user and a store with pictures copied into IMAGE_DIR under unguessable names, grants and revokes access', async () => {
     const picture = csvFile('front.PNG', 'not really a png')
     expect((await admin('add-user', owner, '김사장', '--image', picture)).output).toBe('user 1 added')
     expect((await admin('add-store', '역삼', '1호점', '--image', picture, '--image', picture)).output).toBe(
       'store 1 added',
     )
-    expect(readFileSync(path.join(dir, 'images', 'stores', '1-2.png'), 'utf8')).toBe('not really a png')
-    expect(existsSync(path.join(dir, 'images', 'users', '1.png'))).toBe(true)
     await admin('grant', owner, '1')
+    const { access } = await signIn(current.app, sms, owner)
+    const profile = await current.app.inject({ method: 'GET', url: '/api/v0/user', headers: bearer(access) })
+    const images: string[] = profile.json().stores[0].images
+    const userImage: string = profile.json().user.image
+    // 128 random bits each: nobody can walk users/1.png, users/2.png ….
+    expect(userImage).toMatch(/^users\/[A-Za-z0-9_-]{22}\.png$/)
+    expect(images).toHaveLength(2)
+    for (const image of images) expect(image).toMatch(/^stores\/[A-Za-z0-9_-]{22}\.png$/)
+    expect(images[0]).not.toBe(images[1])
+    expect(readFileSync(path.join(dir, 'images', images[1] ?? ''), 'utf8')).toBe('not really a png')
+    expect(existsSync(path.join(dir, 'images', userImage))).toBe(true)
     expect((await admin('list')).output).toBe(
       [
         'user 1  01012345678  김사장  stores: 1:staff',
-        'store 1  역삼 1호점  images: stores/1-1.png, stores/1-2.png',
+        `store 1  역삼 1호점  images: ${images.join(', ')}`,
       ].join('\n'),
     )
-    const { access } = await signIn(current.app, sms, owner)
-    const profile = await current.app.inject({ method: 'GET', url: '/api/v0/user', headers: bearer(access) })
-    expect(profile.json().stores).toEqual([
-      { id: 1, name: '역삼 1호점', images: ['stores/1-1.png', 'stores/1-2.png'] },
-    ])
+    expect(profile.json().stores).toEqual([{ id: 1, name: '역삼 1호점', images }])
 
     expect((await admin('revoke', owner, '1')).output).toBe('01012345678 may no longer see store 1')
     expect((await admin('list')).output).toContain('stores: -')
@@ -107,6 +123,37 @@ describe('npm run admin', () => {
     })
     expect(rotated.statusCode).toBe(401)
     expect((await admin('list')).output).not.toContain(owner)
+  })
+})
+
+describe('pictures an earlier version copied under guessable names', () => {
+  it('are renamed to unguessable names at start, the rows with them; the old names are gone', async () => {
+    const images = path.join(dir, 'images')
+    mkdirSync(path.join(images, 'users'), { recursive: true })
+    mkdirSync(path.join(images, 'stores'), { recursive: true })
+    writeFileSync(path.join(images, 'users', '1.png'), 'face')
+    writeFileSync(path.join(images, 'stores', '1-1.jpg'), 'logo')
+    writeFileSync(path.join(images, 'stores', '1-2.jpg'), 'front')
+    const userId = await addUser(current.app.db, { phone: owner, name: '김사장', image: 'users/1.png' })
+    // One picture whose file is gone is left as it is; the demo's pictures are not uploads.
+    const storeId = await addStore(current.app.db, {
+      name: '역삼점',
+      images: ['stores/1-1.jpg', 'demo/store-1.svg', 'stores/1-2.jpg', 'stores/1-3.jpg'],
+    })
+    expect(await renameGuessablePictures(current.app.db, images)).toBe(3)
+    const [user] = await listAccountsImages(userId)
+    expect(user).toMatch(/^users\/[A-Za-z0-9_-]{22}\.png$/)
+    expect(readFileSync(path.join(images, user ?? ''), 'utf8')).toBe('face')
+    const [store] = (await listStores(current.app.db)).filter((s) => s.id === storeId)
+    const [logo, demo, front, missing] = store?.images ?? []
+    expect(logo).toMatch(/^stores\/[A-Za-z0-9_-]{22}\.jpg$/)
+    expect(front).toMatch(/^stores\/[A-Za-z0-9_-]{22}\.jpg$/)
+    expect([demo, missing]).toEqual(['demo/store-1.svg', 'stores/1-3.jpg'])
+    expect(readFileSync(path.join(images, front ?? ''), 'utf8')).toBe('front')
+    for (const old of ['users/1.png', 'stores/1-1.jpg', 'stores/1-2.jpg'])
+      expect(existsSync(path.join(images, old)), old).toBe(false)
+    // Once done, nothing more to do.
+    expect(await renameGuessablePictures(current.app.db, images)).toBe(0)
   })
 })
 
@@ -158,6 +205,95 @@ describe('importing usage records from CSV', () => {
       { createdAt: '2026-01-02T00:00:00.000Z', amount: 3000 },
       { createdAt: '2026-01-02T00:00:00.000Z', amount: 3000 },
     ])
+  })
+
+  it("keeps another file's equal row: a washer's and a dryer's file that both hold 09:15 4,000원", async () => {
+    await ownerWithStore()
+    const washer = csvFile('washer.csv', 'createdAt,amount\n2026-03-01 09:15,4000\n2026-03-01 09:40,3000\n')
+    const dryer = csvFile('dryer.csv', 'createdAt,amount\n2026-03-01 09:15,4000\n2026-03-01 10:05,5000\n')
+    expect((await admin('import', '1', washer)).output).toBe(
+      'imported 2, skipped 0 (already present), rejected 0',
+    )
+    expect((await admin('import', '1', dryer)).output).toBe(
+      'imported 2, skipped 0 (already present), rejected 0',
+    )
+    expect((await usages2026()).map((u) => u.amount)).toEqual([4000, 4000, 3000, 5000])
+    // Each file again adds nothing, and says which lines it skipped and why.
+    expect((await admin('import', '1', dryer)).output).toBe(
+      [
+        'lines 2-3: skipped: 같은 파일(같은 출처)에서 이미 가져온 매출입니다',
+        'imported 0, skipped 2 (already present), rejected 0',
+      ].join('\n'),
+    )
+    expect(await usages2026()).toHaveLength(4)
+  })
+
+  it('--source names where a file comes from: a file that grows adds only its new rows, two sources with equal content both count', async () => {
+    await ownerWithStore()
+    const march = csvFile('till.csv', '2026-03-01 09:15,4000\n2026-03-01 09:15,4000\n')
+    expect((await admin('import', '1', march, '--source', 'till-1')).output).toContain(
+      'imported 2, skipped 0',
+    )
+    // The same till's export a day later: the two rows it had, and one more.
+    const grown = csvFile(
+      'till-day-2.csv',
+      '2026-03-01 09:15,4000\n2026-03-01 09:15,4000\n2026-03-02 11:00,4000\n',
+    )
+    expect((await admin('import', '1', grown, '--source', 'till-1')).output).toBe(
+      [
+        'lines 1-2: skipped: 같은 파일(같은 출처)에서 이미 가져온 매출입니다',
+        'imported 1, skipped 2 (already present), rejected 0',
+      ].join('\n'),
+    )
+    // Another till whose file has the very same content.
+    expect((await admin('import', '1', march, '--source', 'till-2')).output).toContain(
+      'imported 2, skipped 0',
+    )
+    expect(await usages2026()).toHaveLength(5)
+    await expect(admin('import', '1', march, '--source', '')).rejects.toThrow(/--source/)
+  })
+
+  it('lists every line it skips for an id already present, in ranges', async () => {
+    await ownerWithStore()
+    await admin(
+      'import',
+      '1',
+      csvFile('ids-a.csv', 'createdAt,amount,id\n2026-01-02T00:00:00Z,3000,a\n2026-01-02T00:00:00Z,3000,b\n'),
+    )
+    const result = await admin(
+      'import',
+      '1',
+      csvFile(
+        'ids-b.csv',
+        'createdAt,amount,id\n2026-01-02T00:00:00Z,3000,a\n2026-01-02T00:00:00Z,3000,b\n2026-01-03T00:00:00Z,3000,c\n2026-01-02T00:00:00Z,3000,\n',
+      ),
+    )
+    expect(result.output).toBe(
+      [
+        'lines 2-3: skipped: 같은 id의 매출이 이미 있습니다',
+        'imported 2, skipped 2 (already present), rejected 0',
+      ].join('\n'),
+    )
+  })
+
+  it('records imported before sources existed keep their keys: the same file again adds nothing, and says so', async () => {
+    await ownerWithStore()
+    // What an earlier version stored for the first 09:15 4,000원 of a file without ids.
+    await current.app.db.execute(
+      sql`insert into usages (store_id, created_at, amount, source_id) values
+          (1, '2026-03-01T00:15:00Z', 4000, 'row:2026-03-01T00:15:00.000Z|4000|1')`,
+    )
+    const file = csvFile('old.csv', '2026-03-01 09:15,4000\n2026-03-01 09:15,4000\n')
+    expect((await admin('import', '1', file)).output).toBe(
+      [
+        'line 1: skipped: 이전 버전이 출처 없이 가져온 같은 매출(같은 시각·금액의 같은 순번)이 있습니다; 다른 곳의 매출이면 --source로 출처를 밝혀 다시 가져오세요',
+        'imported 1, skipped 1 (already present), rejected 0',
+      ].join('\n'),
+    )
+    expect(await usages2026()).toHaveLength(2)
+    // Named as another source, the row is kept.
+    expect((await admin('import', '1', file, '--source', 'dryer')).output).toContain('imported 2, skipped 0')
+    expect(await usages2026()).toHaveLength(4)
   })
 
   it('a file with a bad row changes nothing and names every bad line', async () => {

@@ -1,7 +1,7 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { ConfigError, readConfig } from '../../server/config.ts'
 import { jwtSecret } from '../../server/sign-in/tokens.ts'
 
@@ -60,5 +60,71 @@ describe('configuration', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
     }
+  })
+
+  describe('a folder the server serves (IMAGE_DIR, WEB_DIR) never holds the database, the secret or the snapshots', () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'laundry-served-'))
+    afterAll(() => rmSync(root, { recursive: true, force: true }))
+    const data = path.join(root, 'data')
+
+    it.each([
+      ['IMAGE_DIR is DATA_DIR', { IMAGE_DIR: data }, /IMAGE_DIR=.*DATA_DIR=/s],
+      ['IMAGE_DIR holds DATA_DIR', { IMAGE_DIR: root }, /IMAGE_DIR=.*DATA_DIR=/s],
+      [
+        'IMAGE_DIR inside the database',
+        { IMAGE_DIR: path.join(data, 'pglite', 'base') },
+        /IMAGE_DIR=.*DATA_DIR=/s,
+      ],
+      [
+        'IMAGE_DIR is a database a restore kept aside',
+        { IMAGE_DIR: path.join(data, 'pglite.before-restore-20261123T054800000Z') },
+        /IMAGE_DIR=.*DATA_DIR=/s,
+      ],
+      [
+        'IMAGE_DIR is the snapshots',
+        { IMAGE_DIR: path.join(data, 'snapshots') },
+        /IMAGE_DIR=.*SNAPSHOT_DIR=/s,
+      ],
+      [
+        'SNAPSHOT_DIR inside the default IMAGE_DIR',
+        { SNAPSHOT_DIR: path.join(data, 'images', 'backup') },
+        /IMAGE_DIR=.*SNAPSHOT_DIR=/s,
+      ],
+      ['WEB_DIR holds DATA_DIR', { WEB_DIR: root }, /WEB_DIR=.*DATA_DIR=/s],
+      [
+        'WEB_DIR inside the snapshots',
+        { SNAPSHOT_DIR: path.join(root, 'snap'), WEB_DIR: path.join(root, 'snap', 'web') },
+        /WEB_DIR=.*SNAPSHOT_DIR=/s,
+      ],
+    ])('refuses to start when %s, naming both variables', (_, env, message) => {
+      expect(() => readConfig({ DATA_DIR: data, ...env })).toThrowError(ConfigError)
+      expect(() => readConfig({ DATA_DIR: data, ...env })).toThrowError(message)
+    })
+
+    it('compares real paths: a symbolic link to DATA_DIR is DATA_DIR', () => {
+      mkdirSync(path.join(root, 'real'), { recursive: true })
+      symlinkSync(path.join(root, 'real'), path.join(root, 'link'))
+      expect(() =>
+        readConfig({ DATA_DIR: path.join(root, 'link'), IMAGE_DIR: path.join(root, 'real') }),
+      ).toThrowError(/IMAGE_DIR=.*DATA_DIR=/s)
+      expect(() =>
+        readConfig({ DATA_DIR: path.join(root, 'real'), WEB_DIR: path.join(root, 'link') }),
+      ).toThrowError(/WEB_DIR=.*DATA_DIR=/s)
+    })
+
+    it('allows the default IMAGE_DIR inside DATA_DIR, and folders beside the data', () => {
+      expect(readConfig({ DATA_DIR: data }).imageDir).toBe(path.join(data, 'images'))
+      expect(readConfig({ DATA_DIR: data, IMAGE_DIR: path.join(data, 'pictures') }).imageDir).toBe(
+        path.join(data, 'pictures'),
+      )
+      expect(
+        readConfig({ DATA_DIR: data, IMAGE_DIR: path.join(root, 'images'), WEB_DIR: path.join(root, 'dist') })
+          .webDir,
+      ).toBe(path.join(root, 'dist'))
+      // A name that only starts like the database's is another folder.
+      expect(readConfig({ DATA_DIR: data, IMAGE_DIR: path.join(data, 'pglite-pictures') }).imageDir).toBe(
+        path.join(data, 'pglite-pictures'),
+      )
+    })
   })
 })

@@ -1,5 +1,5 @@
 import net from 'node:net'
-import { describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { addStore, addUser, grant } from '../../server/db/accounts.ts'
 import { bearer, capturedSms, createTestApp, sharedTestApp, signIn, type TestApp } from './test-app.ts'
 
@@ -209,6 +209,57 @@ describe('errors', () => {
         ),
       ).toMatchObject({ status: 400, body: { message: '요청 형식이 올바르지 않습니다.' } })
     })
+  })
+})
+
+describe('refusals below the routes, on a real socket', () => {
+  let app: TestApp
+  let port: number
+  beforeAll(async () => {
+    app = await createTestApp()
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    port = (app.server.address() as net.AddressInfo).port
+  })
+  afterAll(() => app.close())
+
+  it('answers an HTTP/1.1 request without a Host header (or an empty one) with a Korean 400', async () => {
+    for (const headers of ['', 'Host: \r\n', 'Host:\r\n']) {
+      const request = `GET /api/v0/user HTTP/1.1\r\n${headers}Connection: close\r\n\r\n`
+      expect(parseAnswer(await rawRequest(port, request)), request).toEqual({
+        status: 400,
+        contentType: 'application/json; charset=utf-8',
+        body: { message: '요청 형식이 올바르지 않습니다.' },
+      })
+    }
+    // HTTP/1.0 needs no Host: the request goes on to the route.
+    expect(parseAnswer(await rawRequest(port, 'GET /api/v0/user HTTP/1.0\r\n\r\n'))).toMatchObject({
+      status: 401,
+      body: { message: '로그인이 필요합니다.' },
+    })
+  })
+
+  it('answers an Expect it cannot meet with a Korean 417, and CONNECT with a Korean 405', async () => {
+    const expectation = 'GET /api/v0/user HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nConnection: close\r\n\r\n'
+    expect(parseAnswer(await rawRequest(port, expectation))).toEqual({
+      status: 417,
+      contentType: 'application/json; charset=utf-8',
+      body: { message: '요청의 Expect 헤더를 처리할 수 없습니다.' },
+    })
+    expect(
+      parseAnswer(
+        await rawRequest(port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'),
+      ),
+    ).toEqual({
+      status: 405,
+      contentType: 'application/json; charset=utf-8',
+      body: { message: '허용되지 않는 요청입니다.' },
+    })
+    // Expect: 100-continue is still met: the server asks for the body and answers the request.
+    const continued = await rawRequest(
+      port,
+      'PUT /api/v0/user/phone HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+    )
+    expect(continued).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 400 /)
   })
 })
 

@@ -1,5 +1,15 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, inject, it } from 'vitest'
@@ -119,4 +129,80 @@ describe('the lock of the embedded database', () => {
       await database.close()
     }
   }, 60_000)
+
+  it('left stale while another process is taking it over waits for that one; its guard left by a dead process is no obstacle', async () => {
+    const stale = JSON.stringify({ pid: 999_999_999, start: '1', boot: bootId, ns })
+    const digest = createHash('sha256').update(`${lockFile}\n${stale}`).digest('hex').slice(0, 16)
+    const guard = `${lockFile}.takeover-${digest}`
+    // A live process is taking it over (its guard is there): refused, the lock untouched.
+    const other = spawn('sleep', ['60'])
+    try {
+      const pid = other.pid as number
+      await new Promise((resolve) => other.on('spawn', resolve))
+      writeFileSync(lockFile, stale)
+      writeFileSync(guard, JSON.stringify({ pid, start: startTime(pid), boot: bootId, ns }))
+      await expect(openDatabase({ pgliteDir })).rejects.toThrow(DatabaseInUseError)
+      expect(readFileSync(lockFile, 'utf8')).toBe(stale)
+    } finally {
+      other.kill()
+    }
+    // Its maker died in the middle: the guard is removed as a stale lock would be, and the lock taken.
+    writeFileSync(guard, JSON.stringify({ pid: 999_999_998, start: '1', boot: bootId, ns }))
+    await opens()
+    expect(readdirSync(dir).filter((name) => name.includes('.takeover-'))).toEqual([])
+  }, 60_000)
+
+  it('left by a dead process is taken over by exactly one of several processes starting at once', async () => {
+    // Real processes, each trying within the same millisecond; the one that gets the lock holds it
+    // until all have tried, so two that both believed they held it are both counted. Many rounds, as a
+    // race shows only sometimes.
+    const contenders = 3
+    const rounds = 40
+    const children = Array.from({ length: contenders }, () => {
+      const child = spawn(process.execPath, [
+        '--import',
+        'tsx',
+        'tests/server/lock-child.ts',
+        pgliteDir,
+        '200',
+      ])
+      const state = { output: '' }
+      child.stdout.on('data', (chunk) => {
+        state.output += chunk
+      })
+      child.stderr.on('data', (chunk) => {
+        state.output += chunk
+      })
+      return { child, state }
+    })
+    const waitFor = async (count: (output: string) => boolean) => {
+      for (let waited = 0; !children.every(({ state }) => count(state.output)); waited += 10) {
+        if (waited > 60_000) throw new Error(children.map(({ state }) => state.output).join('\n---\n'))
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      }
+    }
+    const lines = (output: string, word: string) => output.split('\n').filter((line) => line.startsWith(word))
+    try {
+      await waitFor((output) => output.includes('ready'))
+      const winners: number[] = []
+      for (let round = 1; round <= rounds; round++) {
+        writeFileSync(lockFile, JSON.stringify({ pid: 999_999_999, start: '1', boot: bootId, ns }))
+        const at = String(Date.now() + 50)
+        for (const { child } of children) child.stdin.write(`${at}\n`)
+        await waitFor((output) => lines(output, 'done').length === round)
+        const results = children.map(
+          ({ state }) => lines(state.output, 'locked').length + lines(state.output, 'refused').length,
+        )
+        expect(results).toEqual(Array(contenders).fill(round))
+        for (const { state } of children)
+          for (const refusal of lines(state.output, 'refused')) expect(refusal).toMatch(/in use by process/)
+        const total = children.reduce((sum, { state }) => sum + lines(state.output, 'locked').length, 0)
+        winners.push(total - winners.reduce((sum, n) => sum + n, 0))
+      }
+      // One holder a round, never two.
+      expect(winners).toEqual(Array(rounds).fill(1))
+    } finally {
+      for (const { child } of children) child.stdin.end()
+    }
+  }, 180_000)
 })

@@ -1,6 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
 import {
   chmodSync,
+  chownSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -88,6 +89,14 @@ describe('the server process', () => {
     expect(server.output()).toMatch(/JWT_SECRET is required when NODE_ENV=production/)
   }, 30_000)
 
+  it('refuses to start when IMAGE_DIR would serve the database and the secret, naming both variables', async () => {
+    const server = start({ IMAGE_DIR: dataDir })
+    expect(await server.exited).toBe(1)
+    expect(server.output()).toContain(
+      `IMAGE_DIR=${JSON.stringify(dataDir)} and DATA_DIR=${JSON.stringify(dataDir)}`,
+    )
+  }, 30_000)
+
   it('a crash as PID 1 in a container leaves no lock that blocks the restart', async () => {
     const dir = path.join(root, 'container')
     // A new PID namespace, as in a container: the server is PID 1 there, each time.
@@ -108,10 +117,12 @@ describe('the server process', () => {
 
   it('keeps DATA_DIR owner-only, even under umask 000 and over files an older version left open', async () => {
     const dir = path.join(root, 'modes')
-    mkdirSync(path.join(dir, 'images'), { recursive: true })
+    mkdirSync(path.join(dir, 'images', 'users'), { recursive: true })
     chmodSync(dir, 0o777)
-    writeFileSync(path.join(dir, 'images', 'old.png'), 'png', { mode: 0o666 })
-    chmodSync(path.join(dir, 'images', 'old.png'), 0o666)
+    // A picture an older version's add-user wrote, left open; and one the operator put there.
+    writeFileSync(path.join(dir, 'images', 'users', '1.png'), 'png', { mode: 0o666 })
+    chmodSync(path.join(dir, 'images', 'users', '1.png'), 0o666)
+    writeFileSync(path.join(dir, 'images', 'logo.png'), 'png', { mode: 0o644 })
     const server = start({ DATA_DIR: dir }, ['sh', '-c', 'umask 000 && exec "$0" "$@"'])
     await listening(server)
     stop(server.child, 'SIGTERM')
@@ -130,7 +141,64 @@ describe('the server process', () => {
     }
     walk(dir)
     expect(files).toBeGreaterThan(500)
-    expect(open).toEqual([])
+    // Only what the product writes is made owner-only: the operator's picture and folder stay as they were.
+    expect(open.sort()).toEqual(['644 images/logo.png', '755 images'])
+  }, 180_000)
+
+  it('starts with a root-owned lost+found at the root of mounted image and snapshot disks, and leaves operator files alone', async () => {
+    // As root, the server runs as nobody, who cannot read root's lost+found; otherwise the folder is
+    // made unreadable to its owner.
+    const asRoot = process.getuid?.() === 0
+    const base = mkdtempSync(path.join(tmpdir(), 'laundry-mounts-'))
+    try {
+      chmodSync(base, 0o755)
+      const disks = {
+        data: path.join(base, 'data'),
+        images: path.join(base, 'images'),
+        backup: path.join(base, 'backup'),
+      }
+      for (const disk of Object.values(disks)) mkdirSync(disk)
+      mkdirSync(path.join(disks.images, 'users'))
+      writeFileSync(path.join(disks.images, 'logo.png'), 'png', { mode: 0o644 })
+      writeFileSync(path.join(disks.images, 'users', '1.png'), 'png', { mode: 0o644 })
+      for (const disk of [disks.images, disks.backup])
+        mkdirSync(path.join(disk, 'lost+found'), { mode: 0o700 })
+      // An entry inside a folder the product writes that it cannot read: a warning, never a refused start.
+      mkdirSync(path.join(disks.images, 'users', 'stray'), { mode: 0o700 })
+      const nobody = 65534
+      if (asRoot) {
+        for (const target of [
+          ...Object.values(disks),
+          path.join(disks.images, 'logo.png'),
+          path.join(disks.images, 'users'),
+          path.join(disks.images, 'users', '1.png'),
+        ])
+          chownSync(target, nobody, nobody)
+      } else {
+        for (const disk of [disks.images, disks.backup]) chmodSync(path.join(disk, 'lost+found'), 0o000)
+        chmodSync(path.join(disks.images, 'users', 'stray'), 0o000)
+      }
+      const wrap = asRoot ? ['setpriv', `--reuid=${nobody}`, `--regid=${nobody}`, '--clear-groups'] : []
+      const env = { DATA_DIR: disks.data, IMAGE_DIR: disks.images, SNAPSHOT_DIR: disks.backup }
+      const server = start(env, wrap)
+      await listening(server)
+      stop(server.child, 'SIGTERM')
+      expect(await server.exited, server.output()).toBe(0)
+      expect(server.output()).toContain(path.join(disks.images, 'users', 'stray'))
+      expect(listSnapshots(disks.backup)).toHaveLength(1)
+      const mode = (file: string) => (lstatSync(file).mode & 0o777).toString(8)
+      expect(mode(path.join(disks.images, 'logo.png'))).toBe('644')
+      expect(mode(path.join(disks.images, 'users', '1.png'))).toBe('600')
+      expect(mode(listSnapshots(disks.backup)[0]?.file ?? '')).toBe('600')
+      // The admin commands start the same way.
+      const list = run('server/admin.ts', { env, args: ['list'], wrap })
+      expect(await list.exited, list.output()).toBe(0)
+    } finally {
+      if (!asRoot)
+        for (const target of ['images/lost+found', 'backup/lost+found', 'images/users/stray'])
+          chmodSync(path.join(base, target), 0o700)
+      rmSync(base, { recursive: true, force: true })
+    }
   }, 180_000)
 
   it('a damaged database: the server does not start and names the snapshot to restore; restore refuses while the server runs', async () => {

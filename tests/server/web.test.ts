@@ -13,6 +13,8 @@ describe('serving the web app, pictures and the API description', () => {
   beforeAll(async () => {
     mkdirSync(path.join(dir, 'web', 'assets'), { recursive: true })
     mkdirSync(path.join(dir, 'images', 'stores'), { recursive: true })
+    mkdirSync(path.join(dir, 'images', 'demo'), { recursive: true })
+    writeFileSync(path.join(dir, 'images', 'demo', 'owner.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>')
     writeFileSync(path.join(dir, 'web', 'index.html'), '<!doctype html><title>app</title>')
     writeFileSync(path.join(dir, 'web', 'assets', 'index-abc123.js'), 'console.log(1)')
     // What the build writes beside each file: the same bytes compressed once, as hard as they go.
@@ -75,6 +77,12 @@ describe('serving the web app, pictures and the API description', () => {
     const image = await app.inject({ method: 'GET', url: '/images/stores/1-1.svg' })
     expect(image.statusCode).toBe(200)
     expect(image.headers['content-type']).toMatch(/^image\/svg\+xml/)
+    // Uploaded pictures are a user's or a store's: kept by the browser only, never by a shared cache.
+    expect(image.headers['cache-control']).toBe('private, max-age=86400')
+    // The demo's pictures are the same for everyone.
+    const demo = await app.inject({ method: 'GET', url: '/images/demo/owner.svg' })
+    expect(demo.statusCode).toBe(200)
+    expect(demo.headers['cache-control']).toBe('public, max-age=86400')
     expect((await app.inject({ method: 'GET', url: '/images/../web/index.html' })).statusCode).toBe(404)
   })
 
