@@ -16,6 +16,28 @@ import type { Db } from '../db/client.ts'
 import { memberships, stores, users } from '../db/schema.ts'
 import { ApiError, messages } from '../errors.ts'
 import { knownDeviceCookie, knownDevicePath, knownDeviceSetCookie } from '../sign-in/known-device.ts'
+import { REFRESH_RETRY_SECONDS, refreshRetryKeyCookie, retryKeyFrom } from '../sign-in/tokens.ts'
+
+declare module 'fastify' {
+  interface FastifySchema {
+    /** Cookies a route reads, for the OpenAPI document only (@fastify/swagger lists them; nothing validates them). */
+    cookies?: unknown
+  }
+}
+
+/** The refresh call's cookie, as the OpenAPI document describes it. */
+const RefreshCookies = Type.Object({
+  [refreshRetryKeyCookie]: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z0-9._~-]{16,200}$',
+      description:
+        'Attempt key: a random string (128 bits or more) the client keeps with this refresh token and sends ' +
+        `with every exchange of it, in this cookie (our app keeps it there, path /). If the answer is lost and the client presents the spent token again with the same key within ${REFRESH_RETRY_SECONDS} seconds, before the new refresh token has been used, it gets the ` +
+        'same new refresh token again instead of the sign-in being revoked. Without it, with another key, or with ' +
+        'a key that is not one, a spent token revokes the sign-in. A `retry` in the query is ignored: a URL is logged by proxies, so a key there is no key.',
+    }),
+  ),
+})
 
 /** The stores a user may see, in the profile's order: the first is the one a sign-in opens. */
 const storesOf = (db: Db, userId: number) =>
@@ -86,10 +108,13 @@ export const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'Trade a refresh token for a new pair (the old one is spent)',
         querystring: RefreshQuery,
+        cookies: RefreshCookies,
         response: { 200: SignAnswer, 400: ErrorBody, 401: ErrorBody },
       },
     },
-    async (request) => ({ token: await app.tokens.rotate(request.query.token, request.query.retry) }),
+    async (request) => ({
+      token: await app.tokens.rotate(request.query.token, retryKeyFrom(request.headers.cookie)),
+    }),
   )
 
   app.delete(

@@ -12,6 +12,7 @@
 // needed), and it is what keeps the owner's own device usable while someone is trying to lock the
 // number. A sign-in never succeeds for an unregistered number, so no browser ever holds one for it.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { cookieValues } from './cookies.ts'
 
 export const knownDeviceCookie = 'knownDevice'
 /** Only the sign-in routes read it. */
@@ -23,16 +24,6 @@ export const knownPhonesPerDevice = 8
 
 /** 16 bytes as base64url: 22 characters. */
 const token = /^[A-Za-z0-9_-]{22}$/
-
-/** The values of every cookie called `name` in a Cookie header (a browser may send several, by path). */
-function cookieValues(header: string | undefined, name: string): string[] {
-  if (!header) return []
-  return header
-    .split(';')
-    .map((pair) => pair.trim())
-    .filter((pair) => pair.startsWith(`${name}=`))
-    .map((pair) => pair.slice(name.length + 1))
-}
 
 interface Credential {
   deviceId: string
