@@ -56,10 +56,31 @@ export const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'Send a sign-in code by SMS to a registered number (same answer for any number)',
         body: PhoneRequest,
-        response: { 200: PhoneAnswer, 400: ErrorBody, 429: ErrorBody },
+        response: {
+          200: {
+            ...PhoneAnswer,
+            headers: {
+              'set-cookie': {
+                type: 'string',
+                description: `\`${knownDeviceCookie}\` with a new random device id, for a browser that sent none (HttpOnly, SameSite=Strict, Path=${knownDevicePath}, 400 days; Secure over https): the code is bound to it, so that only this browser may use it and another browser behind the same address can neither replace nor end it. A client that keeps no cookies signs in from the same address with the latest code it asked for there.`,
+              },
+            },
+          },
+          400: ErrorBody,
+          429: ErrorBody,
+        },
       },
     },
-    (request) => app.otp.requestCode(request.body.phone, request.ip, request.headers.cookie),
+    async (request, reply) => {
+      const { expiresIn, deviceId } = await app.otp.requestCode(
+        request.body.phone,
+        request.ip,
+        request.headers.cookie,
+      )
+      if (deviceId !== undefined)
+        reply.header('set-cookie', knownDeviceSetCookie(deviceId, request.protocol === 'https'))
+      return { expiresIn }
+    },
   )
 
   app.post(

@@ -13,6 +13,7 @@ import { and, eq, isNull, lt } from 'drizzle-orm'
 import { jwtVerify, SignJWT } from 'jose'
 import { LRUCache } from 'lru-cache'
 import type { Config } from '../config.ts'
+import { endKnownDevicesOfUser } from '../db/accounts.ts'
 import type { Db } from '../db/client.ts'
 import { refreshTokens, signIns } from '../db/schema.ts'
 import { ApiError, messages } from '../errors.ts'
@@ -229,8 +230,10 @@ export function createTokens(db: Db, secret: string, now: () => Date, limits: Co
             if (next && next.familyId === signIn.id && !next.rotatedAt)
               return { userId: signIn.userId, familyId: signIn.id, refresh: successor }
           }
-          // A spent token came back: it was stolen, or the thief already used it. End the sign-in.
+          // A spent token came back: it was stolen, or the thief already used it. End the sign-in, and
+          // the number's known-device credentials with it: whoever copied a browser's cookies holds one.
           await tx.update(signIns).set({ revokedAt: at }).where(eq(signIns.id, signIn.id))
+          await endKnownDevicesOfUser(tx, signIn.userId)
           return { error: messages.token, revoked: signIn.id }
         }
         await tx
