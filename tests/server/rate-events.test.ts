@@ -3,12 +3,7 @@ import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../server/db/client.ts'
 import { loginCodes, phoneLocks, rateEvents } from '../../server/db/schema.ts'
-import {
-  dayMs,
-  longestWindowMs,
-  sweepOldEvents,
-  sweepSignInState,
-} from '../../server/sign-in/rate-limits.ts'
+import { dayMs, longestWindowMs, sweepOldEvents, sweepSignInState } from '../../server/sign-in/rate-limits.ts'
 import { createTestApp, type TestApp, testClock } from './test-app.ts'
 
 describe('rate-limit events', () => {
@@ -70,7 +65,10 @@ describe('rate-limit events', () => {
       { ...code, phone: 'a', clientKey: 'live', expiresAt: ago(-60_000) },
     ])
     await sweepSignInState(app.db, clock.now())
-    const locks = await queryRows<{ phone: string }>(app.db, sql`select phone from phone_locks order by phone`)
+    const locks = await queryRows<{ phone: string }>(
+      app.db,
+      sql`select phone from phone_locks order by phone`,
+    )
     expect(locks.map((row) => row.phone)).toEqual(['b', 'c', 'e'])
     const codes = await queryRows<{ client_key: string }>(app.db, sql`select client_key from login_codes`)
     expect(codes.map((row) => row.client_key)).toEqual(['live'])
