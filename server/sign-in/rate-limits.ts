@@ -1,11 +1,12 @@
-// Sliding one-hour windows counted in the database (table rate_events), so that every server
-// instance sharing the database shares the counts.
+// Sliding windows (an hour, or a day) counted in the database (table rate_events), so that every server
+// instance sharing the database shares the counts. A window is checked and taken in one transaction
+// under an advisory lock of its key (`freeAts`, then `recordEvents`): concurrent requests, on any
+// instance, take exactly the slots there are.
 
 import { and, asc, count, eq, gt, lt, lte, sql } from 'drizzle-orm'
 import ipaddr from 'ipaddr.js'
 import type { Db } from '../db/client.ts'
 import { loginCodes, phoneLocks, rateEvents } from '../db/schema.ts'
-import { ApiError } from '../errors.ts'
 
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
 
@@ -47,29 +48,6 @@ async function freeAt(tx: Tx, now: Date, { key, limit, windowMs = hourMs }: Wind
 export const secondsUntil = (until: number, now: Date) =>
   until === 0 ? 0 : Math.max(1, Math.ceil((until - now.getTime()) / 1000))
 
-/** Seconds until the key holds fewer than `limit` events in its window (0: it already does). */
-const secondsUntilFree = async (tx: Tx, now: Date, window: Window) =>
-  secondsUntil(await freeAt(tx, now, window), now)
-
-/**
- * Records one event under every key, or none: when any key already holds `limit` events in its
- * window, throws a 429 whose Retry-After is when that key's oldest event leaves the window.
- */
-export async function takeSlots(tx: Tx, now: Date, windows: Window[], message: string) {
-  for (const { key } of windows) await lockKey(tx, `rate:${key}`)
-  for (const window of windows) {
-    const seconds = await secondsUntilFree(tx, now, window)
-    if (seconds > 0) throw new ApiError(429, message, seconds)
-  }
-  await tx.insert(rateEvents).values(windows.map(({ key }) => ({ key, at: now })))
-}
-
-/** Seconds until the window has room (0: it has), taking nothing. */
-export async function slotWait(tx: Tx, now: Date, window: Window) {
-  await lockKey(tx, `rate:${window.key}`)
-  return secondsUntilFree(tx, now, window)
-}
-
 /**
  * When each window has room (ms; 0: it has now), taking nothing; each key stays locked to the
  * transaction in this order, so what it says holds until `recordEvents` takes the slots.
@@ -87,7 +65,7 @@ export async function recordEvent(tx: Tx, now: Date, key: string) {
   await tx.insert(rateEvents).values({ key, at: now })
 }
 
-/** Records one event under every key, whose locks the transaction already holds (`slotWaits`). */
+/** Records one event under every key, whose locks the transaction already holds (`freeAts`). */
 export async function recordEvents(tx: Tx, now: Date, keys: string[]) {
   if (keys.length > 0) await tx.insert(rateEvents).values(keys.map((key) => ({ key, at: now })))
 }

@@ -1,7 +1,7 @@
 // What this instance last learned from the database about a sign-in limit's refusal: "the key
 // `code:ip:198.51.100.9` refuses until 10:41:07". A client that keeps knocking after a 429 is then
 // refused from memory, without a transaction (a refused code request cost 13 ms of the one thread in
-// round trips; docs/product.md decision 38).
+// round trips; docs/product.md decision 37).
 //
 // It is only a cache in front of the database, which stays the truth shared by every instance: an
 // entry is written only from what the database answered, and it refuses only until the moment the
