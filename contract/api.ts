@@ -30,21 +30,12 @@ export const SignAnswer = Type.Object({
 })
 export type SignAnswer = Static<typeof SignAnswer>
 
-export const RefreshQuery = Type.Object({
-  token: Type.String({ minLength: 1, maxLength: 200 }),
-  retry: Type.Optional(
-    Type.String({
-      minLength: 16,
-      maxLength: 200,
-      description:
-        'Attempt key: a random string (128 bits or more) the client keeps with this refresh token and sends ' +
-        'with every exchange of it. If the answer is lost and the client presents the spent token again ' +
-        'with the same key within 120 seconds, before the new refresh token has been used, it gets the ' +
-        'same new refresh token again instead of the sign-in being revoked. Without it, or with another ' +
-        'key, a spent token revokes the sign-in.',
-    }),
-  ),
-})
+/**
+ * The refresh call's query: the refresh token only. The client's attempt key (docs/product.md §4.3)
+ * travels in the cookie `refreshRetryKey`, never in the URL, which proxies and APM tools log; a
+ * `retry` in the query is ignored (a server accepts and ignores other parameters).
+ */
+export const RefreshQuery = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) })
 
 export const SignOutQuery = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) })
 

@@ -39,8 +39,8 @@ export const usage = `Usage: npm run admin -- <command>
   grant <phone> <storeId> [--role owner|staff]   let a user see a store (default role: staff)
   revoke <phone> <storeId>                    take that away
   sign-out <phone>                            end every sign-in of a user (running servers refuse
-                                              their tokens within 5 seconds)
-  remove-user <phone>                         delete a user, their store access and sign-ins
+                                              their tokens within 5 seconds) and their known devices
+  remove-user <phone>                         delete a user, their store access, sign-ins and known devices
   import <storeId> <file.csv> [--source <name>]
                                               import usage records: createdAt,amount[,id]
                                               (all or nothing; importing a file again adds nothing;

@@ -18,7 +18,7 @@ import {
 import { storeRoutes } from './routes/store.ts'
 import { profileRoutes, signInRoutes } from './routes/user.ts'
 import { createOtp, type Otp } from './sign-in/otp.ts'
-import { sweepOldEvents } from './sign-in/rate-limits.ts'
+import { sweepSignInState } from './sign-in/rate-limits.ts'
 import { type SmsRetry, type SmsSender, smsFromConfig, smsOutbox } from './sign-in/sms.ts'
 import { createTokens, jwtSecret, type Tokens } from './sign-in/tokens.ts'
 import { declareCommonStatuses, requireBearer } from './statuses.ts'
@@ -118,7 +118,7 @@ const contentSecurityPolicy = {
   },
 }
 
-/** How often old rate-limit events are deleted. */
+/** How often old rate-limit events, locks and codes are deleted. */
 const sweepEveryMs = 60 * 60 * 1000
 
 export async function buildApp({
@@ -166,9 +166,10 @@ export async function buildApp({
   app.decorate('storeAccess', storeAccess(database.db))
   app.decorate('usageCache', usageCache(database.db, { log: app.log }))
   app.decorateRequest('userId', 0)
-  // Every instance sweeps; a sweep another instance already made deletes nothing.
+  // Every instance sweeps (old rate events, forgotten locks, expired codes); a sweep another instance
+  // already made deletes nothing.
   const sweep = () =>
-    sweepOldEvents(database.db, now()).catch((error: unknown) =>
+    sweepSignInState(database.db, now()).catch((error: unknown) =>
       app.log.error({ err: error }, 'sweep failed'),
     )
   const sweeper = setInterval(sweep, sweepEveryMs).unref()

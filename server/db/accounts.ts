@@ -5,7 +5,7 @@ import path from 'node:path'
 import { and, asc, eq, isNull, sql } from 'drizzle-orm'
 import { normalizePhone } from '../phone.ts'
 import { type Db, queryRows } from './client.ts'
-import { memberships, signIns, stores, users } from './schema.ts'
+import { knownDeviceEpochs, memberships, signIns, stores, users } from './schema.ts'
 
 export type Role = 'owner' | 'staff'
 
@@ -163,21 +163,64 @@ export function listStores(db: Db) {
 }
 
 /**
+ * Makes every known-device credential of the number worthless (known-device.ts): its generation goes up,
+ * and a browser is a known device of it again only after its next sign-in. `db` may be a transaction.
+ */
+export async function endKnownDevices(db: Db, phone: string) {
+  await db
+    .insert(knownDeviceEpochs)
+    .values({ phone: normalizePhone(phone), epoch: 1 })
+    .onConflictDoUpdate({
+      target: knownDeviceEpochs.phone,
+      set: { epoch: sql`${knownDeviceEpochs.epoch} + 1` },
+    })
+}
+
+/** endKnownDevices for the number of a user, by id (nothing when the user is gone). */
+export async function endKnownDevicesOfUser(db: Db, userId: number) {
+  await db.execute(
+    sql`insert into ${knownDeviceEpochs} (phone, epoch) select ${users.phone}, 1 from ${users} where ${users.id} = ${userId}
+        on conflict (phone) do update set epoch = ${knownDeviceEpochs}.epoch + 1`,
+  )
+}
+
+/** The generation of the number's known-device credentials (0 until one is ended). */
+export async function knownDeviceEpoch(db: Db, phone: string) {
+  const [row] = await db
+    .select({ epoch: knownDeviceEpochs.epoch })
+    .from(knownDeviceEpochs)
+    .where(eq(knownDeviceEpochs.phone, phone))
+  return row?.epoch ?? 0
+}
+
+/**
  * Ends every sign-in of a user: refresh tokens at once, access tokens on each running server within
- * its sign-in check interval (signInCheckMs). Returns how many were live.
+ * its sign-in check interval (signInCheckMs), and every known-device credential of the number (the
+ * browsers that signed in to it are strangers to it until they sign in again). Returns how many
+ * sign-ins were live.
  */
 export async function signOutEverywhere(db: Db, phone: string, at = new Date()) {
   const userId = await userIdOf(db, phone)
-  const ended = await db
-    .update(signIns)
-    .set({ revokedAt: at })
-    .where(and(eq(signIns.userId, userId), isNull(signIns.revokedAt)))
-    .returning({ id: signIns.id })
-  return ended.length
+  return db.transaction(async (tx) => {
+    const ended = await tx
+      .update(signIns)
+      .set({ revokedAt: at })
+      .where(and(eq(signIns.userId, userId), isNull(signIns.revokedAt)))
+      .returning({ id: signIns.id })
+    await endKnownDevices(tx, phone)
+    return ended.length
+  })
 }
 
-/** Deletes a user with their memberships and sign-ins (which ends their tokens as sign-out does). */
+/**
+ * Deletes a user with their memberships and sign-ins (which ends their tokens as sign-out does), and
+ * ends the number's known-device credentials, so that a number registered again later (numbers are
+ * given to new subscribers) is not known to the former user's browsers.
+ */
 export async function removeUser(db: Db, phone: string) {
   const userId = await userIdOf(db, phone)
-  await db.delete(users).where(eq(users.id, userId))
+  await db.transaction(async (tx) => {
+    await tx.delete(users).where(eq(users.id, userId))
+    await endKnownDevices(tx, phone)
+  })
 }

@@ -3,6 +3,7 @@
 import { sql } from 'drizzle-orm'
 import {
   bigint,
+  boolean,
   check,
   index,
   integer,
@@ -70,9 +71,12 @@ export const usages = pgTable(
 )
 
 /**
- * The live sign-in code of a phone for each client that asked for one (clientKey: an IPv4 address or an
- * IPv6 /64). A new request replaces only that client's code, and only that client may use it, so a request
- * from elsewhere never ends the owner's code.
+ * The live sign-in code of a phone for each client that asked for one (otp.ts). A browser's code is bound
+ * to the browser: clientKey `device:<id>`, the random id of its `knownDevice` cookie, which the code
+ * request sets when the browser has none; a newer request from that browser replaces its code only, and
+ * only that browser may use it, so another browser at the same address can neither replace nor end it.
+ * A client that keeps no cookies signs in with the latest code asked for from its address without a
+ * cookie (`cookieless`, `address`: an IPv4 address or an IPv6 /64).
  */
 export const loginCodes = pgTable(
   'login_codes',
@@ -82,13 +86,23 @@ export const loginCodes = pgTable(
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
     tries: integer('tries').notNull().default(0),
     clientKey: text('client_key').notNull().default(''),
+    /** The address that asked for it. */
+    address: text('address').notNull().default(''),
+    /** Asked for without a browser id: a client that keeps no cookies may use it from `address`. */
+    cookieless: boolean('cookieless').notNull().default(false),
   },
-  (table) => [primaryKey({ columns: [table.phone, table.clientKey] })],
+  (table) => [
+    primaryKey({ columns: [table.phone, table.clientKey] }),
+    index('login_codes_cookieless').on(table.phone, table.address, table.expiresAt),
+  ],
 )
 
 /**
- * Consecutive failed sign-ins of a phone from one client (clientKey), across codes, and the lock they
- * caused: a lock keeps that client, not the phone's owner elsewhere, from that phone.
+ * Consecutive failed sign-ins of a phone from one client, across codes, and the lock they caused: a lock
+ * keeps that client, not the phone's owner elsewhere, from that phone. The client (clientKey) is the
+ * address of a device unknown to the phone, or `device:<id>` for a known device of it (otp.ts), whose
+ * failures and locks strangers without its credential can never add to. A row is swept a day after its
+ * last failure and its lock have both passed (`lastFailureAt`, `lockedUntil`).
  */
 export const phoneLocks = pgTable(
   'phone_locks',
@@ -98,9 +112,22 @@ export const phoneLocks = pgTable(
     failures: integer('failures').notNull().default(0),
     locks: integer('locks').notNull().default(0),
     lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
+    lastFailureAt: timestamp('last_failure_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (table) => [primaryKey({ columns: [table.phone, table.clientKey] })],
 )
+
+/**
+ * The generation of a number's known-device credentials (known-device.ts), mixed into their MAC: bumping
+ * it makes every credential made before worthless. An administrator's `sign-out` and `remove-user`, and
+ * a sign-in ended by reuse of a spent refresh token, bump it. Kept by number, not by user, so that it
+ * outlives `remove-user`: a number registered again is not known to the browsers of its former user.
+ * No row is generation 0.
+ */
+export const knownDeviceEpochs = pgTable('known_device_epochs', {
+  phone: text('phone').primaryKey(),
+  epoch: integer('epoch').notNull().default(0),
+})
 
 /** One row per rate-limited event (a code request, by phone and by client address). */
 export const rateEvents = pgTable(

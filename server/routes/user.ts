@@ -15,7 +15,29 @@ import {
 import { users } from '../db/schema.ts'
 import { ApiError, messages } from '../errors.ts'
 import { knownDeviceCookie, knownDevicePath, knownDeviceSetCookie } from '../sign-in/known-device.ts'
+import { REFRESH_RETRY_SECONDS, refreshRetryKeyCookie, retryKeyFrom } from '../sign-in/tokens.ts'
 import { storesOf } from '../store-access.ts'
+
+declare module 'fastify' {
+  interface FastifySchema {
+    /** Cookies a route reads, for the OpenAPI document only (@fastify/swagger lists them; nothing validates them). */
+    cookies?: unknown
+  }
+}
+
+/** The refresh call's cookie, as the OpenAPI document describes it. */
+const RefreshCookies = Type.Object({
+  [refreshRetryKeyCookie]: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z0-9._~-]{16,200}$',
+      description:
+        'Attempt key: a random string (128 bits or more) the client keeps with this refresh token and sends ' +
+        `with every exchange of it, in this cookie (our app keeps it there, path /). If the answer is lost and the client presents the spent token again with the same key within ${REFRESH_RETRY_SECONDS} seconds, before the new refresh token has been used, it gets the ` +
+        'same new refresh token again instead of the sign-in being revoked. Without it, with another key, or with ' +
+        'a key that is not one, a spent token revokes the sign-in. A `retry` in the query is ignored: a URL is logged by proxies, so a key there is no key.',
+    }),
+  ),
+})
 
 export const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
@@ -24,10 +46,31 @@ export const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'Send a sign-in code by SMS to a registered number (same answer for any number)',
         body: PhoneRequest,
-        response: { 200: PhoneAnswer, 400: ErrorBody, 429: ErrorBody },
+        response: {
+          200: {
+            ...PhoneAnswer,
+            headers: {
+              'set-cookie': {
+                type: 'string',
+                description: `\`${knownDeviceCookie}\` with a new random device id, for a browser that sent none (HttpOnly, SameSite=Strict, Path=${knownDevicePath}, 400 days; Secure over https): the code is bound to it, so that only this browser may use it and another browser behind the same address can neither replace nor end it. A client that keeps no cookies signs in from the same address with the latest code it asked for there.`,
+              },
+            },
+          },
+          400: ErrorBody,
+          429: ErrorBody,
+        },
       },
     },
-    (request) => app.otp.requestCode(request.body.phone, request.ip, request.headers.cookie),
+    async (request, reply) => {
+      const { expiresIn, deviceId } = await app.otp.requestCode(
+        request.body.phone,
+        request.ip,
+        request.headers.cookie,
+      )
+      if (deviceId !== undefined)
+        reply.header('set-cookie', knownDeviceSetCookie(deviceId, request.protocol === 'https'))
+      return { expiresIn }
+    },
   )
 
   app.post(
@@ -76,10 +119,13 @@ export const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'Trade a refresh token for a new pair (the old one is spent)',
         querystring: RefreshQuery,
+        cookies: RefreshCookies,
         response: { 200: SignAnswer, 400: ErrorBody, 401: ErrorBody },
       },
     },
-    async (request) => ({ token: await app.tokens.rotate(request.query.token, request.query.retry) }),
+    async (request) => ({
+      token: await app.tokens.rotate(request.query.token, retryKeyFrom(request.headers.cookie)),
+    }),
   )
 
   app.delete(
@@ -112,7 +158,6 @@ export const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'The signed-in user and the stores they may see (the first is selected at sign-in)',
-        security: [{ bearer: [] }],
         response: { 200: ProfileAnswer, 401: ErrorBody },
       },
     },

@@ -13,9 +13,11 @@ import { and, eq, isNull, lt } from 'drizzle-orm'
 import { jwtVerify, SignJWT } from 'jose'
 import { LRUCache } from 'lru-cache'
 import type { Config } from '../config.ts'
+import { endKnownDevicesOfUser } from '../db/accounts.ts'
 import type { Db } from '../db/client.ts'
 import { refreshTokens, signIns } from '../db/schema.ts'
 import { ApiError, messages } from '../errors.ts'
+import { cookieValues } from './cookies.ts'
 
 export interface TokenPair {
   access: string
@@ -47,6 +49,24 @@ const hashToken = (token: string) => createHash('sha256').update(token).digest('
  * evidence of theft. After it, the spent token comes back as reuse and ends the sign-in.
  */
 export const REFRESH_RETRY_SECONDS = 120
+
+/**
+ * The cookie that carries the client's attempt key with an exchange (docs/product.md §4.3). The app
+ * keeps the key in it already (path `/`), so the browser sends it with the call; never the URL, which
+ * reverse proxies, load balancers and APM tools log: a URL alone must be worth no more than a logout.
+ */
+export const refreshRetryKeyCookie = 'refreshRetryKey'
+
+/** What an attempt key looks like: 16 to 200 URL-safe characters (the app makes 32 hex digits). */
+const retryKeyPattern = /^[A-Za-z0-9._~-]{16,200}$/
+
+/**
+ * The attempt key a Cookie header carries, or undefined: none, or nothing that is one. A malformed
+ * key is no key (the exchange goes on without one) rather than a 400, which the app would take for
+ * a sign-in that is gone.
+ */
+export const retryKeyFrom = (cookieHeader: string | undefined) =>
+  cookieValues(cookieHeader, refreshRetryKeyCookie).find((value) => retryKeyPattern.test(value))
 
 /** Access tokens already verified, so a busy screen's requests (a 304 costs ~3 ms in all) skip the HMAC. */
 const verifiedTokensKept = 1000
@@ -172,7 +192,7 @@ export function createTokens(db: Db, secret: string, now: () => Date, limits: Co
      * token spent once the lock is its own, revokes the sign-in, the winner's new token with it.
      *
      * `retryKey` is the client's attempt key, a random string it keeps with the refresh token and
-     * sends with every exchange of it. A token rotated with a key gets a successor derived from the
+     * sends with every exchange of it, in a cookie (`retryKeyFrom`), never in the URL. A token rotated with a key gets a successor derived from the
      * token and the key (`successorOf`), and the key's hash is kept on the spent token's row. When the
      * spent token comes back with the same key within REFRESH_RETRY_SECONDS, while its successor is
      * still the sign-in's unspent token and the sign-in live, the answer was lost on the way: the same
@@ -217,8 +237,10 @@ export function createTokens(db: Db, secret: string, now: () => Date, limits: Co
             if (next && next.familyId === signIn.id && !next.rotatedAt)
               return { userId: signIn.userId, familyId: signIn.id, refresh: successor }
           }
-          // A spent token came back: it was stolen, or the thief already used it. End the sign-in.
+          // A spent token came back: it was stolen, or the thief already used it. End the sign-in, and
+          // the number's known-device credentials with it: whoever copied a browser's cookies holds one.
           await tx.update(signIns).set({ revokedAt: at }).where(eq(signIns.id, signIn.id))
+          await endKnownDevicesOfUser(tx, signIn.userId)
           return { error: messages.token, revoked: signIn.id }
         }
         await tx

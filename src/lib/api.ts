@@ -81,7 +81,7 @@ const emptyAnswerCalls: Record<string, EmptyAnswerRule> = {
   'GET /api/v0/user/sign': 'empty:token',
 }
 
-/** The address of the refresh and logout calls: the sign endpoint with the refresh token (the refresh adds its retry key). */
+/** The address of the refresh and logout calls: the sign endpoint with the refresh token, and nothing else (proxies log it). */
 export const refreshTokenPath = (refreshToken: string) =>
   `/api/v0/user/sign?token=${encodeURIComponent(refreshToken)}`
 
@@ -187,14 +187,12 @@ async function exchange(stale: string | undefined, generation: number): Promise<
   const refresh = getRefreshToken()
   if (!refresh) throw new SessionEndedError()
   // The key stays with this refresh token until an answer brings the next one: an exchange whose
-  // answer was lost is retried with the same key, and the server answers it again (tokens.ts).
-  const retry = getRefreshRetryKey()
-  const response = await send(
-    `${refreshTokenPath(refresh)}&retry=${encodeURIComponent(retry)}`,
-    {},
-    undefined,
-    sessionSignal(),
-  )
+  // answer was lost is retried with the same key, and the server answers it again (tokens.ts). It
+  // travels in its cookie, which the browser sends with the call (the API on the app's own origin),
+  // never in the URL: proxies and APM tools log URLs, and a logged URL must be worth no more than a
+  // logout. Made here if the stored token has none yet, so that it is in the cookie before the call.
+  getRefreshRetryKey()
+  const response = await send(refreshTokenPath(refresh), {}, undefined, sessionSignal())
   // (An answer for a session that ended meanwhile is dropped by request(), whatever it is.)
   if (response.status === 400 || response.status === 401 || response.status === 403)
     throw new SessionEndedError()

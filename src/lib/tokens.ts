@@ -2,7 +2,8 @@
 // every tab shares them and another tab's logout is seen here.
 //
 // With the refresh token, in the cookie `refreshRetryKey`, goes its attempt key: a random string made
-// anew whenever a refresh token is stored, and sent with every exchange of that token. When an
+// anew whenever a refresh token is stored, and sent with every exchange of that token (the browser
+// sends the cookie with the call; the URL holds the token only, since proxies log URLs). When an
 // exchange's answer is lost (the server rotated the token, the phone never heard), the next exchange
 // presents the same token with the same key, and the server gives the same new token again instead of
 // taking the spent token for a stolen one and ending the sign-in (docs/product.md §4.3).

@@ -58,6 +58,36 @@ test('an expired access token is refreshed without the user noticing', async ({ 
   expect(after.find((c) => c.name === 'accessToken')?.value).not.toContain('invalid')
 })
 
+test('a token exchange’s URL holds the token only: replayed from a log, it ends the sign-in instead of taking it over', async ({
+  page,
+  context,
+  request,
+}) => {
+  await signIn(page)
+  await figuresSettled(page)
+  await context.addCookies([
+    { name: 'accessToken', value: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.invalid', url: page.url() },
+  ])
+  const exchange = page.waitForRequest((r) => r.url().includes('/api/v0/user/sign?token='))
+  const answered = page.waitForResponse(
+    (r) => r.url().includes('/api/v0/user/sign?token=') && r.status() === 200,
+  )
+  await page.reload()
+  const sent = await exchange
+  await answered
+  await figuresSettled(page)
+  // What proxies log is the request line: the refresh token alone. The attempt key went in its cookie.
+  const logged = new URL(sent.url())
+  expect([...logged.searchParams.keys()]).toEqual(['token'])
+  expect(await sent.headerValue('cookie')).toMatch(/(^|; )refreshRetryKey=[0-9a-f]{32}(;|$)/)
+  // Someone reading the log replays the URL, without the browser's cookies: it is reuse.
+  expect((await request.get(`${logged.pathname}${logged.search}`)).status()).toBe(401)
+  // The sign-in is over: the owner's device finds out at its next call and signs out.
+  await page.reload()
+  await expect(page).toHaveURL(/\/login$/)
+  expect(await cookiesBesideKnownDevice(context)).toEqual([])
+})
+
 test('a sign-in the server has ended logs the device out', async ({ page, context, request }) => {
   await signIn(page)
   await figuresSettled(page)

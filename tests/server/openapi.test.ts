@@ -76,13 +76,16 @@ describe('the OpenAPI document', () => {
     for (let i = 0; i < 3; i++)
       await check({ method: 'POST', path: sign, url: sign, payload: { phone: '01077778888', code: '0000' } })
 
-    const retried = `${sign}?token=${tokens.refresh}&retry=attempt-key-0123456789`
-    const rotated = await check({ method: 'GET', path: sign, url: retried })
-    await check({ method: 'GET', path: sign, url: retried })
+    // The attempt key travels in its cookie (a retry of a lost answer gets the same token again).
+    const retried = `${sign}?token=${tokens.refresh}`
+    const key = { cookie: 'refreshRetryKey=attempt-key-0123456789' }
+    const rotated = await check({ method: 'GET', path: sign, url: retried, headers: key })
+    await check({ method: 'GET', path: sign, url: retried, headers: key })
     await check({
       method: 'GET',
       path: sign,
       url: `${sign}?token=${rotated.json().token.refresh}&retry=short`,
+      headers: { cookie: 'refreshRetryKey=short' },
     })
     await check({ method: 'GET', path: sign, url: sign })
     await check({ method: 'GET', path: sign, url: `${sign}?token=nope` })
@@ -141,17 +144,20 @@ describe('the OpenAPI document', () => {
     })
 
     expect(found).toEqual([])
-    // The attempt key is declared, with what it does, for the exchange only.
+    // The attempt key is declared, with what it does, for the exchange only: a cookie, never the query.
     const parameters = (method: string) =>
       (
-        (document.paths[sign]?.[method] as { parameters?: { name: string; description?: string }[] })
-          ?.parameters ?? []
+        (
+          document.paths[sign]?.[method] as {
+            parameters?: { name: string; in: string; description?: string }[]
+          }
+        )?.parameters ?? []
       ).map(
         (parameter) =>
-          `${parameter.name}${parameter.description?.includes('Attempt key') ? ' (described)' : ''}`,
+          `${parameter.in} ${parameter.name}${parameter.description?.includes('Attempt key') ? ' (described)' : ''}`,
       )
-    expect(parameters('get')).toEqual(['token', 'retry (described)'])
-    expect(parameters('delete')).toEqual(['token'])
+    expect(parameters('get')).toEqual(['query token', 'cookie refreshRetryKey (described)'])
+    expect(parameters('delete')).toEqual(['query token'])
     // Every kind of answer above was really produced (a case that stopped producing its status would
     // otherwise pass unnoticed).
     const statuses = (prefix: string) =>

@@ -23,8 +23,13 @@ const current = sharedTestApp({
 
 const refresh = (token: string, app: TestApp = current.app) =>
   app.inject({ method: 'GET', url: `/api/v0/user/sign?token=${token}` })
+/** A refresh with the attempt key in the cookie the app keeps it in. */
 const refreshWith = (token: string, key: string) =>
-  current.app.inject({ method: 'GET', url: `/api/v0/user/sign?token=${token}&retry=${key}` })
+  current.app.inject({
+    method: 'GET',
+    url: `/api/v0/user/sign?token=${token}`,
+    headers: { cookie: `refreshRetryKey=${key}` },
+  })
 const logout = (token: string, app: TestApp = current.app) =>
   app.inject({ method: 'DELETE', url: `/api/v0/user/sign?token=${token}` })
 const profile = (access: string, app: TestApp = current.app) =>

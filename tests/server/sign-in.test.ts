@@ -156,9 +156,16 @@ describe('signing in', () => {
     // A random device id and a MAC: no number in clear.
     expect(cookie).not.toContain(owner)
     expect(cookie).not.toContain(owner.slice(3))
-    // Signing in again on the same browser keeps its device id and credential.
-    await requestCode(owner)
+    // Signing in again on the same browser keeps its device id and credential (the browser sends its
+    // cookie with the code request too: the code is bound to it).
     const value = cookie.split(';')[0] ?? ''
+    await app.inject({
+      method: 'PUT',
+      url: '/api/v0/user/phone',
+      payload: { phone: owner },
+      remoteAddress: '203.0.113.7',
+      headers: { cookie: value },
+    })
     const again = await app.inject({
       method: 'POST',
       url: '/api/v0/user/sign',

@@ -64,11 +64,15 @@ export function capturedSms() {
   }
 }
 
-/** Empties every table, so tests in one file can share an app (starting a database takes a second). */
-export async function resetDatabase(app: { db: Database['db'] }) {
+/**
+ * Empties every table, so tests in one file can share an app (starting a database takes a second), and
+ * forgets the sign-in refusals the app remembered from it.
+ */
+export async function resetDatabase(app: { db: Database['db']; otp?: { forgetRefusals(): void } }) {
   await app.db.execute(
-    sql`truncate users, stores, memberships, usages, usage_years, login_codes, phone_locks, rate_events, sign_ins, refresh_tokens restart identity cascade`,
+    sql`truncate users, stores, memberships, usages, usage_years, login_codes, phone_locks, rate_events, sign_ins, refresh_tokens, known_device_epochs restart identity cascade`,
   )
+  app.otp?.forgetRefusals()
 }
 
 export interface TestAppOptions {

@@ -17,9 +17,13 @@ const current = sharedTestApp({
 
 const refresh = (token: string) =>
   current.app.inject({ method: 'GET', url: `/api/v0/user/sign?token=${token}` })
-/** A refresh with the client's attempt key. */
+/** A refresh with the client's attempt key, in the cookie the app keeps it in (never in the URL). */
 const refreshWith = (token: string, key: string) =>
-  current.app.inject({ method: 'GET', url: `/api/v0/user/sign?token=${token}&retry=${key}` })
+  current.app.inject({
+    method: 'GET',
+    url: `/api/v0/user/sign?token=${token}`,
+    headers: { cookie: `refreshRetryKey=${key}` },
+  })
 const keyA = 'attempt-key-a-0123456789abcdef'
 const keyB = 'attempt-key-b-0123456789abcdef'
 const profile = (access: string) =>
@@ -202,12 +206,58 @@ describe('a refresh whose answer was lost, retried with the same attempt key', (
     expect(third.refresh).not.toBe(lost.refresh)
   })
 
-  it('refuses a key shorter than 16 characters with a Korean 400, and the token stays unspent', async () => {
+  it('a key that is not one (shorter than 16 characters) is no key: the token rotates without one', async () => {
     const first = await signIn(current.app, sms, owner)
     const short = await refreshWith(first.refresh, 'short')
-    expect(short.statusCode).toBe(400)
-    expect(short.json().message).toMatch(/[가-힣]/)
-    expect((await refresh(first.refresh)).statusCode).toBe(200)
+    expect(short.statusCode).toBe(200)
+    // Rotated without a key, the spent token cannot be retried: presented again it is reuse.
+    expect((await refreshWith(first.refresh, 'short')).statusCode).toBe(401)
+    expect((await refresh(short.json().token.refresh)).statusCode).toBe(401)
+  })
+})
+
+describe('an exchange URL as proxies and APM tools log it', () => {
+  // The app's URL once carried the attempt key beside the token (`?token=T&retry=K`): whoever read a
+  // log could replay it within 120 s and be given the owner's next token. A key in the URL is no key.
+  it('replayed exactly, without cookies and from another address, is reuse: the sign-in ends', async () => {
+    const first = await signIn(current.app, sms, owner)
+    const logged = `/api/v0/user/sign?token=${first.refresh}&retry=${keyA}`
+    const owners = await current.app.inject({
+      method: 'GET',
+      url: logged,
+      remoteAddress: '203.0.113.7',
+      headers: { cookie: `refreshRetryKey=${keyA}` },
+    })
+    expect(owners.statusCode).toBe(200)
+    const next = owners.json().token
+    clock.advance(20_000)
+    const replay = await current.app.inject({ method: 'GET', url: logged, remoteAddress: '198.51.100.66' })
+    expect(replay.statusCode).toBe(401)
+    expect(replay.json().message).toMatch(/[가-힣]/)
+    // Nothing of the sign-in works any more: not the owner's tokens, not a token for the replayer.
+    expect((await profile(next.access)).statusCode).toBe(401)
+    expect((await refresh(next.refresh)).statusCode).toBe(401)
+  })
+
+  it('a key given only in the URL is ignored: the exchange works, but its retry is reuse', async () => {
+    const first = await signIn(current.app, sms, owner)
+    const url = `/api/v0/user/sign?token=${first.refresh}&retry=${keyA}`
+    const rotated = await current.app.inject({ method: 'GET', url })
+    expect(rotated.statusCode).toBe(200)
+    expect((await current.app.inject({ method: 'GET', url })).statusCode).toBe(401)
+    expect((await refresh(rotated.json().token.refresh)).statusCode).toBe(401)
+  })
+
+  it('the owner’s retry with the key in the cookie still gets the same token, whatever the URL says', async () => {
+    const first = await signIn(current.app, sms, owner)
+    const lost = (await refreshWith(first.refresh, keyA)).json().token
+    const retried = await current.app.inject({
+      method: 'GET',
+      url: `/api/v0/user/sign?token=${first.refresh}&retry=${keyB}`,
+      headers: { cookie: `refreshRetryKey=${keyA}` },
+    })
+    expect(retried.statusCode).toBe(200)
+    expect(retried.json().token.refresh).toBe(lost.refresh)
   })
 })
 

@@ -193,11 +193,16 @@ describe('the attempt key sent with each refresh', () => {
     let next = 1
     let validAccess = 'never'
     const state = { loseAnswer: false, ended: false }
+    /** The attempt key each exchange carried: the cookie the browser sends with the call. */
+    const keys: (string | null)[] = []
     const server = fakeServer({
       'GET /api/v0/user': (call) => guarded(validAccess)(call),
       'GET /api/v0/user/sign': (call) => {
         const token = call.search.get('token') ?? ''
-        const key = call.search.get('retry')
+        // The URL holds the token and nothing else: proxies log URLs (the key must never be there).
+        expect([...call.search.keys()]).toEqual(['token'])
+        const key = Cookies.get('refreshRetryKey') ?? null
+        keys.push(key)
         let pair: { access: string; refresh: string }
         const before = spent.get(token)
         if (state.ended) return json(401, { message: '로그인 정보가 올바르지 않습니다.' })
@@ -220,21 +225,27 @@ describe('the attempt key sent with each refresh', () => {
         return json(200, { token: pair })
       },
     })
-    return { server, state, exchanges: () => server.calls.filter((c) => c.path === '/api/v0/user/sign') }
+    return {
+      server,
+      state,
+      keys,
+      exchanges: () => server.calls.filter((c) => c.path === '/api/v0/user/sign'),
+    }
   }
 
   it('a refresh whose answer was lost is retried with the same key on the next 401, and the session survives', async () => {
-    const { state, exchanges } = rotatingServer()
+    const { state, keys, exchanges } = rotatingServer()
     state.loseAnswer = true
     await expect(request('/api/v0/user')).rejects.toThrow(OfflineError)
     expect(sessionEnded).not.toHaveBeenCalled()
     expect(Cookies.get('refreshToken')).toBe('refresh-1')
 
     expect(await requestJson('/api/v0/user')).toEqual(profile)
-    const [lost, retried] = exchanges()
+    const [, retried] = exchanges()
     expect(retried?.search.get('token')).toBe('refresh-1')
-    expect(retried?.search.get('retry')).toBe(lost?.search.get('retry'))
-    expect(lost?.search.get('retry')).toMatch(/^[0-9a-f]{32}$/)
+    const [lostKey, retriedKey] = keys
+    expect(retriedKey).toBe(lostKey)
+    expect(lostKey).toMatch(/^[0-9a-f]{32}$/)
     expect(state.ended).toBe(false)
     expect(sessionEnded).not.toHaveBeenCalled()
     expect(Cookies.get('refreshToken')).toBe('refresh-2')
@@ -242,9 +253,9 @@ describe('the attempt key sent with each refresh', () => {
   })
 
   it('after a successful refresh the key is new, and the next refresh sends it', async () => {
-    const { exchanges } = rotatingServer()
+    const { keys, exchanges } = rotatingServer()
     expect(await requestJson('/api/v0/user')).toEqual(profile)
-    const first = exchanges()[0]?.search.get('retry')
+    const first = keys[0]
     const stored = Cookies.get('refreshRetryKey')
     expect(stored).toMatch(/^[0-9a-f]{32}$/)
     expect(stored).not.toBe(first)
@@ -252,7 +263,7 @@ describe('the attempt key sent with each refresh', () => {
     Cookies.set('accessToken', 'expired', { path: '/' })
     expect(await requestJson('/api/v0/user')).toEqual(profile)
     expect(exchanges()[1]?.search.get('token')).toBe('refresh-2')
-    expect(exchanges()[1]?.search.get('retry')).toBe(stored)
+    expect(keys[1]).toBe(stored)
     expect(Cookies.get('refreshToken')).toBe('refresh-3')
   })
 
