@@ -2,7 +2,7 @@
 // Chromium, prints a table and writes bench/results.json. Figures only: nothing here passes or fails.
 // By default it finishes within 10 minutes on the 2-core machine (the CSV import and the snapshot of
 // imported rows at 300,000 rows); `npm run bench -- --full` (or BENCH_FULL=1) runs them at 3,000,000
-// rows, the size the README's memory figures are for, which adds about 8 minutes.
+// rows, the size docs/operations.md's memory figures are for, which adds about 8 minutes.
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'

@@ -184,7 +184,7 @@ async function main() {
   const argv = process.argv.slice(2)
   if (argv[0] === 'restore') return restore(config, argv[1])
   // Memory before speed (see openForCommand): an import of 3,000,000 rows peaks near 265 MB, and the
-  // snapshot written after it streams the database's files, adding a few tens of MB (README).
+  // snapshot written after it streams the database's files, adding a few tens of MB (docs/operations.md).
   const database = await openForCommand(databaseTarget(config))
   try {
     const renamed = await renameGuessablePictures(database.db, config.imageDir)

@@ -1,5 +1,5 @@
 // Every setting of the server, read once from the environment and checked, with one clear error
-// listing every variable that is wrong. The README's configuration table mirrors this schema.
+// listing every variable that is wrong. docs/operations.md's configuration table mirrors this schema.
 import { realpathSync } from 'node:fs'
 import path from 'node:path'
 import ipaddr from 'ipaddr.js'

@@ -5,7 +5,7 @@
 // a temporary file that is fsynced, renamed into place, and the folder fsynced. The newest
 // SNAPSHOTS_KEPT are kept. `restoreSnapshot` puts one back into a stopped data directory, streaming it
 // into a new folder. Neither holds more than a few buffers of the database in memory, whatever its size
-// (README, "What the embedded database promises").
+// (docs/operations.md, "What the embedded database promises").
 
 import { once } from 'node:events'
 import { createReadStream, existsSync, readdirSync } from 'node:fs'

@@ -1,5 +1,5 @@
 // A store's sales of one year, as a query: fetched once, kept on the device, read by every screen
-// that shows figures (the sales screen now, the stores overview next), so none fetches it twice.
+// that shows figures (the sales screen and the stores overview), so none fetches it twice.
 import { queryOptions } from '@tanstack/react-query'
 import { usageAccept } from '../../contract/usage-compact-type.ts'
 import { currentPeriod } from '../figures/clock.ts'

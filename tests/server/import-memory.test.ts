@@ -4,7 +4,7 @@ import { runBenchScript } from './bench-child.ts'
 // The CSV import streams: memory must not grow with the file, and the whole process stays under
 // 300 MB resident, the embedded database included. bench/import-memory.ts imports 300,000 generated
 // rows in its own process, opening the database as `npm run admin` does (on PostgreSQL in the postgres
-// run), and reports its peak resident memory; `npm run bench` runs it with 3,000,000 (the README has
+// run), and reports its peak resident memory; `npm run bench -- --full` runs it with 3,000,000 (docs/operations.md has
 // the figures).
 describe('importing a large CSV', () => {
   it('300,000 rows import in one go in bounded memory, the whole process counted', async () => {

@@ -99,16 +99,22 @@ describe('the login form', () => {
   })
 
   it.each([
-    [{ expiresIn: 300 }, '05 : 00'],
-    [{ expiresIn: 90 }, '01 : 30'],
-    [{}, '03 : 00'],
-    [{ expiresIn: 'soon' }, '03 : 00'],
-    [{ expiresIn: -5 }, '03 : 00'],
-  ])('the countdown lasts as long as the server says the code lives: %j → %s', async (answer, label) => {
-    server(stores, answer)
-    await requestCodeOnFakeTime()
-    expect(requestButton()).toHaveTextContent(label)
-  })
+    [{ expiresIn: 300 }, '05 : 00', '5분'],
+    [{ expiresIn: 90 }, '01 : 30', '1분 30초'],
+    [{}, '03 : 00', '3분'],
+    [{ expiresIn: 'soon' }, '03 : 00', '3분'],
+    [{ expiresIn: -5 }, '03 : 00', '3분'],
+  ])(
+    'the countdown, and what a screen reader is told, last as long as the server says the code lives: %j → %s',
+    async (answer, label, said) => {
+      server(stores, answer)
+      await requestCodeOnFakeTime()
+      expect(requestButton()).toHaveTextContent(label)
+      expect(screen.getByRole('status')).toHaveTextContent(
+        `인증번호를 보냈습니다. ${said} 안에 입력해 주세요.`,
+      )
+    },
+  )
 
   it('at zero goes back to idle: phone field and its button active again', async () => {
     server()

@@ -9,6 +9,13 @@ export function countdownLabel(seconds: number) {
   return `${String(minutes).padStart(2, '0')} : ${String(seconds % 60).padStart(2, '0')}`
 }
 
+/** `3분`, `1분 30초`, `45초`: how long a code lives, as the screen reader's status says it. */
+export function durationText(seconds: number) {
+  const minutes = Math.floor(seconds / 60)
+  const rest = seconds % 60
+  return [minutes ? `${minutes}분` : '', rest || !minutes ? `${rest}초` : ''].filter(Boolean).join(' ')
+}
+
 /**
  * A countdown that ticks once a second. It counts from a deadline, not from ticks, so a phone that
  * slept or a throttled background tab still shows the right time.
@@ -16,6 +23,8 @@ export function countdownLabel(seconds: number) {
 export function useCountdown() {
   const [deadline, setDeadline] = useState<number | null>(null)
   const [remaining, setRemaining] = useState(0)
+  /** The seconds it was started with. */
+  const [length, setLength] = useState(0)
 
   useEffect(() => {
     if (deadline === null) return
@@ -33,10 +42,11 @@ export function useCountdown() {
   const start = useCallback((seconds: number) => {
     setDeadline(Date.now() + seconds * 1000)
     setRemaining(seconds)
+    setLength(seconds)
   }, [])
   const reset = useCallback(() => {
     setDeadline(null)
     setRemaining(0)
   }, [])
-  return { running: deadline !== null, remaining, start, reset }
+  return { running: deadline !== null, remaining, length, start, reset }
 }

@@ -1,7 +1,7 @@
 // The login screen's two steps: the phone number with 'get verification code', then the code with
 // 'Login'. One step is active at a time; Enter in a field presses its button.
 import { type FormEvent, useEffect, useLayoutEffect, useRef, useState } from 'react'
-import { countdownLabel, useCountdown } from './countdown.ts'
+import { countdownLabel, durationText, useCountdown } from './countdown.ts'
 import { removeLoginShell, typedBeforeApp } from './login-shell.ts'
 import { isCodeComplete, isPhoneComplete, requestCode, signIn } from './sign-in.ts'
 
@@ -114,7 +114,9 @@ export function LoginForm({ onSignedIn }: { onSignedIn(): void }) {
         </button>
       </form>
       <p className="visually-hidden" role="status">
-        {countdown.running ? '인증번호를 보냈습니다. 3분 안에 입력해 주세요.' : ''}
+        {countdown.running
+          ? `인증번호를 보냈습니다. ${durationText(countdown.length)} 안에 입력해 주세요.`
+          : ''}
       </p>
     </div>
   )
