@@ -6,9 +6,9 @@
 // source of rows without an id is the name the importer gives (`--source`: a till, a machine, whose
 // export may grow between imports) or else the file's content (a hash): a washer's file and a dryer's
 // file that both hold `2015-03-01 09:15,4000` are two sales, never one. Records an earlier version
-// imported without a source keep their keys (`row:` + time, amount, occurrence), and an import without
-// `--source` still matches them, so a file imported before the upgrade adds nothing again; the lines it
-// skips for them say so (docs/product.md §8, decision 44).
+// imported without a source keep their keys (`row:` + time, amount, occurrence), and every import still
+// matches them, so a file imported before the upgrade adds nothing again, with or without `--source`;
+// the lines it skips for them say so (docs/product.md §8, decision 44).
 //
 // The file is streamed, never held whole: rows are parsed as they are read and go, in batches, into a
 // temporary table inside the import's one transaction. Duplicate ids and the occurrence numbers of rows
@@ -87,7 +87,7 @@ export const skipReasons: Record<SkipReason, string> = {
   id: '같은 id의 매출이 이미 있습니다',
   source: '같은 파일(같은 출처)에서 이미 가져온 매출입니다',
   legacy:
-    '이전 버전이 출처 없이 가져온 같은 매출(같은 시각·금액의 같은 순번)이 있습니다; 다른 곳의 매출이면 --source로 출처를 밝혀 다시 가져오세요',
+    '이전 버전이 출처 없이 가져온 같은 매출(같은 시각·금액의 같은 순번)이 있습니다; 다른 곳의 매출이면 id 열을 붙여 다시 가져오세요',
 }
 
 /** Consecutive lines skipped for the same reason. */
@@ -271,16 +271,16 @@ export async function importUsageCsv(
       }
 
       // Source ids: `id:<id>`, or for a row without one `src:<source>|` and its time and amount and which
-      // occurrence of that pair it is in the file (so two identical sales stay two records). Without
-      // --source, a store holding records an earlier version imported without a source (`row:` keys)
-      // has each row's key of that form looked for too (`legacy_id`).
+      // occurrence of that pair it is in the file (so two identical sales stay two records). A store
+      // holding records an earlier version imported without a source (`row:` keys) has each row's key
+      // of that form looked for too (`legacy_id`), with or without --source: the till whose export has
+      // grown since, imported now with the --source the docs ask for, must not count its old rows again.
+      // Another place's sale equal to such a record is skipped and listed; given an id, it is imported.
       const prefix = `src:${source ?? hashing.digest()}|`
-      const [legacy] = source
-        ? []
-        : await queryRows<{ found: boolean }>(
-            tx,
-            sql`select exists (select 1 from usages where store_id = ${storeId} and source_id like 'row:%') as found`,
-          )
+      const [legacy] = await queryRows<{ found: boolean }>(
+        tx,
+        sql`select exists (select 1 from usages where store_id = ${storeId} and source_id like 'row:%') as found`,
+      )
       await tx.execute(
         sql.raw(
           'create temp table import_ready (line integer not null, created_at timestamptz not null, ' +

@@ -286,14 +286,28 @@ describe('importing usage records from CSV', () => {
     const file = csvFile('old.csv', '2026-03-01 09:15,4000\n2026-03-01 09:15,4000\n')
     expect((await admin('import', '1', file)).output).toBe(
       [
-        'line 1: skipped: 이전 버전이 출처 없이 가져온 같은 매출(같은 시각·금액의 같은 순번)이 있습니다; 다른 곳의 매출이면 --source로 출처를 밝혀 다시 가져오세요',
+        'line 1: skipped: 이전 버전이 출처 없이 가져온 같은 매출(같은 시각·금액의 같은 순번)이 있습니다; 다른 곳의 매출이면 id 열을 붙여 다시 가져오세요',
         'imported 1, skipped 1 (already present), rejected 0',
       ].join('\n'),
     )
     expect(await usages2026()).toHaveLength(2)
-    // Named as another source, the row is kept.
-    expect((await admin('import', '1', file, '--source', 'dryer')).output).toContain('imported 2, skipped 0')
+    // The same till's export, grown since, imported with the --source the docs ask for: its old row
+    // (imported before sources existed) is not counted again, and only the new one is added.
+    const grown = csvFile(
+      'old-grown.csv',
+      '2026-03-01 09:15,4000\n2026-03-01 09:15,4000\n2026-03-02 10:00,3000\n',
+    )
+    expect((await admin('import', '1', grown, '--source', 'till-1')).output).toBe(
+      [
+        'line 1: skipped: 이전 버전이 출처 없이 가져온 같은 매출(같은 시각·금액의 같은 순번)이 있습니다; 다른 곳의 매출이면 id 열을 붙여 다시 가져오세요',
+        'imported 2, skipped 1 (already present), rejected 0',
+      ].join('\n'),
+    )
     expect(await usages2026()).toHaveLength(4)
+    // Another place's equal sale, given an id, is imported.
+    const other = csvFile('dryer-ids.csv', 'createdAt,amount,id\n2026-03-01 09:15,4000,dryer-1\n')
+    expect((await admin('import', '1', other)).output).toContain('imported 1, skipped 0')
+    expect(await usages2026()).toHaveLength(5)
   })
 
   it('a file with a bad row changes nothing and names every bad line', async () => {
