@@ -183,7 +183,10 @@ export function answerServerRefusals(server: import('node:http').Server) {
       .end(body)
   })
   server.on('connect', (_request, socket: import('node:stream').Duplex) => {
-    if (socket.writable) socket.end(rawAnswer(405))
+    // Handed over by the HTTP server, the socket has no timeout of its own any more: once the answer
+    // is written it is destroyed, or a client that never closes its side would hold it (and the
+    // server's close) for ever.
+    if (socket.writable) socket.end(rawAnswer(405), () => socket.destroy())
     else socket.destroy()
   })
 }

@@ -238,6 +238,28 @@ describe('refusals below the routes, on a real socket', () => {
     })
   })
 
+  it('closes a CONNECT connection after its 405, even when the client keeps its side open', async () => {
+    const socket = net.connect({ port, host: '127.0.0.1', allowHalfOpen: true })
+    socket.setEncoding('latin1')
+    let answer = ''
+    const answered = new Promise<void>((resolve) =>
+      socket.on('data', (chunk: string) => {
+        answer += chunk
+        resolve()
+      }),
+    )
+    // The client never ends its side (allowHalfOpen): the server must let the connection go itself.
+    socket.write('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n')
+    await answered
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const open = await new Promise<number>((resolve, reject) =>
+      app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+    )
+    socket.destroy()
+    expect(answer).toMatch(/^HTTP\/1\.1 405 /)
+    expect(open).toBe(0)
+  })
+
   it('answers an Expect it cannot meet with a Korean 417, and CONNECT with a Korean 405', async () => {
     const expectation = 'GET /api/v0/user HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nConnection: close\r\n\r\n'
     expect(parseAnswer(await rawRequest(port, expectation))).toEqual({
