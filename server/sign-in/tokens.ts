@@ -13,7 +13,6 @@ import { and, eq, isNull, lt } from 'drizzle-orm'
 import { jwtVerify, SignJWT } from 'jose'
 import { LRUCache } from 'lru-cache'
 import type { Config } from '../config.ts'
-import { endKnownDevicesOfUser } from '../db/accounts.ts'
 import type { Db } from '../db/client.ts'
 import { refreshTokens, signIns } from '../db/schema.ts'
 import { ApiError, messages } from '../errors.ts'
@@ -238,9 +237,10 @@ export function createTokens(db: Db, secret: string, now: () => Date, limits: Co
               return { userId: signIn.userId, familyId: signIn.id, refresh: successor }
           }
           // A spent token came back: it was stolen, or the thief already used it. End the sign-in, and
-          // the number's known-device credentials with it: whoever copied a browser's cookies holds one.
+          // nothing more: a spent token is also what a proxy's log holds, and a URL replayed from there
+          // must be worth no more than a logout (decision 33), so the number's known devices keep their
+          // credentials; an administrator's sign-out ends those (decision 38).
           await tx.update(signIns).set({ revokedAt: at }).where(eq(signIns.id, signIn.id))
-          await endKnownDevicesOfUser(tx, signIn.userId)
           return { error: messages.token, revoked: signIn.id }
         }
         await tx

@@ -352,7 +352,7 @@ describe('ending known devices', () => {
     expect((await formerOwners.requestCode()).statusCode).toBe(429)
   })
 
-  it('a sign-in ended by reuse of a spent refresh token ends them too; a logout does not', async () => {
+  it('neither a logout nor a sign-in ended by reuse of a spent refresh token (a logged URL replayed) ends them', async () => {
     const ownersPhone = browser(shop)
     const first = await ownersPhone.signsIn()
     const logout = (refresh: string) =>
@@ -363,8 +363,9 @@ describe('ending known devices', () => {
     await closeToUnknownDevices()
     const second = await ownersPhone.signsIn()
     expect((await exchange(second.refresh)).statusCode).toBe(200)
+    // Replayed from a proxy's log: the sign-in ends (decision 16), but that is all a URL is worth.
     expect((await exchange(second.refresh)).statusCode).toBe(401)
-    expect((await ownersPhone.requestCode()).statusCode).toBe(429)
+    expect((await ownersPhone.requestCode()).statusCode).toBe(200)
   })
 
   it('the cookie keeps one MAC per number: an ended generation’s MAC is dropped at the next sign-in', async () => {
