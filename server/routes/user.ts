@@ -31,7 +31,7 @@ const RefreshCookies = Type.Object({
     Type.String({
       pattern: '^[A-Za-z0-9._~-]{16,200}$',
       description:
-        'Attempt key: a random string (128 bits or more) the client keeps with this refresh token and sends ' +
+        'Attempt key: a random string (128 bits or more) the client keeps with its refresh tokens and sends ' +
         `with every exchange of it, in this cookie (our app keeps it there, path /). If the answer is lost and the client presents the spent token again with the same key within ${REFRESH_RETRY_SECONDS} seconds, before the new refresh token has been used, it gets the ` +
         'same new refresh token again instead of the sign-in being revoked. Without it, with another key, or with ' +
         'a key that is not one, a spent token revokes the sign-in. A `retry` in the query is ignored: a URL is logged by proxies, so a key there is no key.',

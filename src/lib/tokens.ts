@@ -2,7 +2,7 @@
 // every tab shares them and another tab's logout is seen here.
 //
 // With the refresh token, in the cookie `refreshRetryKey`, goes its attempt key: a random string made
-// anew whenever a refresh token is stored, and sent with every exchange of that token (the browser
+// at sign-in and kept for the sign-in's life, sent with every exchange of its tokens (the browser
 // sends the cookie with the call; the URL holds the token only, since proxies log URLs). When an
 // exchange's answer is lost (the server rotated the token, the phone never heard), the next exchange
 // presents the same token with the same key, and the server gives the same new token again instead of
@@ -106,13 +106,16 @@ export function setTokens(token: SignAnswer['token'], startedIn: number, signIn 
   if (signIn) {
     signInId = randomId()
     write(names.signIn, signInId)
+    // One attempt key for the sign-in, kept by every exchange: the browser adds the cookie when a call
+    // goes out, so a tab that read the refresh token just before another tab's exchange was answered
+    // still sends the key that token was exchanged with (a new key per token would make that reuse,
+    // and end the sign-in). The server derives each successor from the token and the key.
+    write(names.retryKey, randomId())
   } else if (!isOwnSignIn()) {
     return false
   }
   write(names.access, token.access)
   write(names.refresh, token.refresh)
-  // A new refresh token, a new attempt key: a retry is only ever of the exchange of this token.
-  write(names.retryKey, randomId())
   return true
 }
 
