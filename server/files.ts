@@ -11,6 +11,17 @@ const warnOnStderr: Warn = (message) => console.warn(message)
 
 const describeError = (error: unknown) => (error as NodeJS.ErrnoException).code ?? String(error)
 
+/** The names in `dir`, or none (with a warning unless it does not exist). */
+function namesIn(dir: string, warn: Warn): string[] {
+  try {
+    return readdirSync(dir)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      warn(`Could not read the folder ${dir} (${describeError(error)}); what it holds is left as it is.`)
+    return []
+  }
+}
+
 /**
  * Takes every group and other permission off `target` and, for a folder, off everything in it
  * (folders end up 0700, files 0600). Symbolic links are left alone, and so is what they point to. An
@@ -32,15 +43,7 @@ export function ownerOnly(target: string, warn: Warn = warnOnStderr) {
   } catch (error) {
     warn(`Could not make ${target} owner-only (${describeError(error)}); left as it is.`)
   }
-  if (!stat.isDirectory()) return
-  let names: string[]
-  try {
-    names = readdirSync(target)
-  } catch (error) {
-    warn(`Could not read the folder ${target} (${describeError(error)}); what it holds is left as it is.`)
-    return
-  }
-  for (const name of names) ownerOnly(path.join(target, name), warn)
+  if (stat.isDirectory()) for (const name of namesIn(target, warn)) ownerOnly(path.join(target, name), warn)
 }
 
 /** The folders of IMAGE_DIR the product writes pictures into (seed.ts: demo/; admin.ts: users/, stores/). */
@@ -48,17 +51,6 @@ const pictureFolders = ['demo', 'users', 'stores']
 
 /** Whether a file in SNAPSHOT_DIR is a snapshot, or one being written (server/db/snapshots.ts names them). */
 const isSnapshotFile = (name: string) => name.startsWith('pglite-') || name.startsWith('.pglite-')
-
-/** The names in `dir`, or none (with a warning unless it does not exist). */
-function namesIn(dir: string, warn: Warn): string[] {
-  try {
-    return readdirSync(dir)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
-      warn(`Could not read the folder ${dir} (${describeError(error)}); what it holds is left as it is.`)
-    return []
-  }
-}
 
 /**
  * Run first by the server and the admin commands: files they create from now on are owner-only

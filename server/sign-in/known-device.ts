@@ -85,12 +85,10 @@ export function createKnownDevices(secret: string) {
       return credentials(cookieHeader)[0]?.deviceId
     },
 
-    /** Whether the Cookie header holds any MAC at all: it may be a known device of some number. */
-    mayBeKnown(cookieHeader: string | undefined): boolean {
-      return credentials(cookieHeader).some(({ macs }) => macs.length > 0)
-    },
-
-    /** The device ids that hold a MAC: those it may be a known device under, of some number. */
+    /**
+     * The device ids that hold a MAC: those it may be a known device under, of some number (none: it is
+     * no known device of any).
+     */
     idsWithMacs(cookieHeader: string | undefined): string[] {
       return credentials(cookieHeader)
         .filter(({ macs }) => macs.length > 0)

@@ -228,7 +228,7 @@ export function createOtp(db: Db, secret: string, now: () => Date, limits: Confi
 
   /** The known-device ids the Cookie header holds a credential of this phone under, from the database's generation. */
   async function knownIdsOf(tx: Tx, cookies: string | undefined, phone: string) {
-    if (!knownDevices.mayBeKnown(cookies)) return { epoch: undefined, ids: [] }
+    if (knownDevices.idsWithMacs(cookies).length === 0) return { epoch: undefined, ids: [] }
     const epoch = await knownDeviceEpoch(tx, phone)
     const id = knownDevices.knownId(cookies, phone, epoch)
     return { epoch, ids: id ? [id] : [] }
@@ -278,7 +278,7 @@ export function createOtp(db: Db, secret: string, now: () => Date, limits: Confi
       const at = now()
       const remembered = refusedFromMemory(
         phone,
-        clientsOf(address, knownDevices.mayBeKnown(cookies) ? knownDevices.idsWithMacs(cookies) : []),
+        clientsOf(address, knownDevices.idsWithMacs(cookies)),
         codeRequests,
       )
       if (remembered) throw new ApiError(429, remembered.message, secondsUntil(remembered.until, at))
@@ -351,7 +351,7 @@ export function createOtp(db: Db, secret: string, now: () => Date, limits: Confi
       const at = now()
       const remembered = refusedFromMemory(
         phone,
-        clientsOf(address, knownDevices.mayBeKnown(cookies) ? knownDevices.idsWithMacs(cookies) : []),
+        clientsOf(address, knownDevices.idsWithMacs(cookies)),
         signAttempts,
       )
       if (remembered) throw new ApiError(429, remembered.message, secondsUntil(remembered.until, at))
