@@ -10,7 +10,11 @@ const postgres: TestProjectInlineConfiguration[] = process.env.DATABASE_URL
           name: 'server:postgres',
           include: ['tests/server/**/*.test.ts'],
           // Only about the embedded database, whatever TEST_DB says: once is enough.
-          exclude: ['tests/server/lock.test.ts', 'tests/server/snapshots.test.ts'],
+          exclude: [
+            'tests/server/db/lock.test.ts',
+            'tests/server/db/snapshots.test.ts',
+            'tests/server/db/embedded.test.ts',
+          ],
           env: { TEST_DB: 'postgres' },
           globalSetup: ['tests/server/global-setup.ts'],
         },

@@ -20,14 +20,10 @@ import {
   signOutEverywhere,
   storeExists,
 } from './db/accounts.ts'
-import {
-  DatabaseDamagedError,
-  DatabaseInUseError,
-  type Db,
-  databaseTarget,
-  openForCommand,
-} from './db/client.ts'
+import { type Db, databaseTarget, openForCommand } from './db/client.ts'
+import { DatabaseDamagedError } from './db/embedded.ts'
 import { importUsageCsv, maxReportedLines, maxSourceLength, skipReasons } from './db/import.ts'
+import { DatabaseInUseError } from './db/lock.ts'
 import { restoreSnapshot, writeSnapshot } from './db/snapshots.ts'
 import { secureDataDir } from './files.ts'
 

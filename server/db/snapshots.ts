@@ -5,7 +5,9 @@
 // a temporary file that is fsynced, renamed into place, and the folder fsynced. The newest
 // SNAPSHOTS_KEPT are kept. `restoreSnapshot` puts one back into a stopped data directory, streaming it
 // into a new folder. Neither holds more than a few buffers of the database in memory, whatever its size
-// (docs/operations.md, "What the embedded database promises").
+// (docs/operations.md, "What the embedded database promises"). This module alone names the snapshot
+// files and the folders a restore leaves beside the database, and says what to do with them when the
+// database will not open (`restoreAdvice`, `refuseInterruptedRestore`).
 
 import { once } from 'node:events'
 import { createReadStream, existsSync, readdirSync } from 'node:fs'
@@ -13,20 +15,24 @@ import { mkdir, open, readdir, rename, rm, unlink } from 'node:fs/promises'
 import path from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { createGzip } from 'node:zlib'
-import { PGlite } from '@electric-sql/pglite'
+import type { PGlite } from '@electric-sql/pglite'
 import { create as createTar, extract as extractTar } from 'tar'
 import { ownerOnly } from '../files.ts'
-import {
-  checkDatabase,
-  commandSharedBuffers,
-  lockDirectory,
-  migrateEmbedded,
-  pgliteStartParams,
-} from './client.ts'
+import { commandSharedBuffers, DatabaseDamagedError, startEmbedded } from './embedded.ts'
+import { lockDirectory } from './lock.ts'
 
 const namePattern = /^pglite-(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})Z\.tar\.gz$/
 
-const nameFor = (date: Date) => `pglite-${date.toISOString().replace(/[-:.]/g, '')}.tar.gz`
+/** A time as the names of snapshots and of folders kept aside carry it: 20261123T054800000Z. */
+const stamp = (date: Date) => date.toISOString().replace(/[-:.]/g, '')
+
+const nameFor = (date: Date) => `pglite-${stamp(date)}.tar.gz`
+
+/** The folder a restore unpacks into, beside the database; renamed to the database's name when done. */
+const restoringFolder = (pgliteDir: string) => `${pgliteDir}.restoring`
+
+/** The name a restore keeps the database it replaces under, beside it (never deleted), but for the time. */
+const keptAsidePrefix = (pgliteDir: string) => `${pgliteDir}.before-restore-`
 
 export interface Snapshot {
   file: string
@@ -270,17 +276,12 @@ async function unpackSnapshot(file: string, into: string) {
 export async function restoreSnapshot(file: string, pgliteDir: string, now = new Date()) {
   const unlock = lockDirectory(pgliteDir)
   try {
-    const restoring = `${pgliteDir}.restoring`
+    const restoring = restoringFolder(pgliteDir)
     await rm(restoring, { recursive: true, force: true })
     let client: PGlite | undefined
     try {
       await unpackSnapshot(file, restoring)
-      client = await PGlite.create({
-        dataDir: restoring,
-        startParams: pgliteStartParams(commandSharedBuffers),
-      })
-      await migrateEmbedded(client)
-      await checkDatabase(client)
+      client = (await startEmbedded({ dataDir: restoring, sharedBuffers: commandSharedBuffers })).client
       // Sign-ins ended after the snapshot was taken (logouts, revocations) would live again: end them all.
       await client.query('update sign_ins set revoked_at = now() where revoked_at is null')
     } catch (error) {
@@ -291,9 +292,7 @@ export async function restoreSnapshot(file: string, pgliteDir: string, now = new
     await client.close()
     ownerOnly(restoring)
     await fsyncTree(restoring)
-    const keptAside = existsSync(pgliteDir)
-      ? `${pgliteDir}.before-restore-${now.toISOString().replace(/[-:.]/g, '')}`
-      : null
+    const keptAside = existsSync(pgliteDir) ? `${keptAsidePrefix(pgliteDir)}${stamp(now)}` : null
     if (keptAside) await rename(pgliteDir, keptAside)
     await rename(restoring, pgliteDir)
     await fsyncPath(path.dirname(pgliteDir))
@@ -301,4 +300,38 @@ export async function restoreSnapshot(file: string, pgliteDir: string, now = new
   } finally {
     unlock()
   }
+}
+
+/**
+ * A restore swaps two folders by renaming; a crash between the two renames leaves no database but the
+ * restored one beside it (or the replaced one kept aside). Starting then would create an empty database
+ * (with demo data): say what happened instead. Called before the embedded database in `pgliteDir` opens.
+ */
+export function refuseInterruptedRestore(pgliteDir: string) {
+  if (existsSync(pgliteDir)) return
+  const restoring = path.basename(restoringFolder(pgliteDir))
+  const keptAside = path.basename(keptAsidePrefix(pgliteDir))
+  const leftovers = readdirSync(path.dirname(pgliteDir)).filter(
+    (name) => name === restoring || name.startsWith(keptAside),
+  )
+  if (leftovers.length === 0) return
+  throw new DatabaseDamagedError(
+    `The embedded database ${pgliteDir} is missing and ${leftovers.join(', ')} lies beside it: a restore ` +
+      'was interrupted. Run the restore again (npm run admin -- restore <snapshot file>), or rename the ' +
+      'folder you want back to its place; nothing was deleted.',
+  )
+}
+
+/** What to do about an embedded database that will not open: restore the newest snapshot, if there is one. */
+export function restoreAdvice(snapshotDir: string | undefined): string[] {
+  const newest = snapshotDir ? listSnapshots(snapshotDir)[0] : undefined
+  if (!newest)
+    return [
+      `There is no snapshot in ${snapshotDir ?? '(no snapshot folder)'} to restore; restore the data folder from a backup.`,
+    ]
+  return [
+    `The newest snapshot is ${newest.file} (taken ${newest.taken.toISOString()}). With the server stopped, restore it with:`,
+    `  npm run admin -- restore ${newest.file}`,
+    'The restore keeps the damaged folder under another name; it deletes nothing.',
+  ]
 }

@@ -2,10 +2,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { sql } from 'drizzle-orm'
-import { afterAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { runAdmin } from '../../server/admin.ts'
 import { addStore, addUser, listStores, renameGuessablePictures } from '../../server/db/accounts.ts'
-import { DatabaseInUseError, openDatabase, queryRows } from '../../server/db/client.ts'
+import { queryRows } from '../../server/db/client.ts'
 import { bearer, capturedSms, sharedTestApp, signIn } from './test-app.ts'
 
 const owner = '01012345678'
@@ -387,23 +387,5 @@ describe('importing usage records from CSV', () => {
     expect(await usages2026()).toHaveLength(1)
     await admin('import', '1', csvFile('b.csv', '2026-01-03T00:00:00Z,4000,b'))
     expect(await usages2026()).toHaveLength(2)
-  })
-})
-
-describe('the embedded database', () => {
-  it('can be opened by one process at a time (the server or an admin command)', async () => {
-    const pgliteDir = path.join(dir, 'pglite')
-    const loadDataDir = new Blob([readFileSync(inject('pgliteTemplate'))])
-    const first = await openDatabase({ pgliteDir, loadDataDir })
-    try {
-      await expect(openDatabase({ pgliteDir })).rejects.toThrow(DatabaseInUseError)
-    } finally {
-      await first.close()
-    }
-    expect(existsSync(`${pgliteDir}.lock`)).toBe(false)
-    // A lock left behind by a process that is gone is taken over.
-    writeFileSync(`${pgliteDir}.lock`, '999999')
-    const second = await openDatabase({ pgliteDir })
-    await second.close()
   })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { runBenchScript } from './bench-child.ts'
+import { runBenchScript } from '../bench-child.ts'
 
 // A snapshot streams the database's files and a restore streams them back: neither may hold the
 // database in memory. PGlite's own dump did (a snapshot of 200,000 rows added about 420 MB to the

@@ -1,51 +1,32 @@
 import {
   createWriteStream,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   renameSync,
-  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import { PGlite } from '@electric-sql/pglite'
 import { sql } from 'drizzle-orm'
 import { create as createTar } from 'tar'
-import { afterAll, describe, expect, inject, it } from 'vitest'
-import { addStore, addUser, listAccounts } from '../../server/db/accounts.ts'
+import { describe, expect, it } from 'vitest'
+import { addStore, addUser, listAccounts } from '../../../server/db/accounts.ts'
+import { type Database, openDatabase, queryRows } from '../../../server/db/client.ts'
+import { DatabaseInUseError } from '../../../server/db/lock.ts'
 import {
-  type Database,
-  DatabaseDamagedError,
-  DatabaseInUseError,
-  openDatabase,
-  queryRows,
-} from '../../server/db/client.ts'
-import { listSnapshots, restoreSnapshot, SnapshotSchedule, writeSnapshot } from '../../server/db/snapshots.ts'
+  listSnapshots,
+  restoreSnapshot,
+  SnapshotSchedule,
+  writeSnapshot,
+} from '../../../server/db/snapshots.ts'
+import { embeddedDatabases, pglite } from './new-database.ts'
 
 // Snapshots are the embedded database's only copy that surely reached the disk.
-const root = mkdtempSync(path.join(tmpdir(), 'laundry-snapshots-'))
-afterAll(() => rmSync(root, { recursive: true, force: true }))
-let count = 0
-const template = () => new Blob([readFileSync(inject('pgliteTemplate'))])
-
-/** A new embedded database in its own folder, its snapshots beside it. */
-async function newDatabase() {
-  const dir = path.join(root, `db-${++count}`)
-  const pgliteDir = path.join(dir, 'pglite')
-  const snapshotDir = path.join(dir, 'snapshots')
-  const database = await openDatabase({ pgliteDir, loadDataDir: template() })
-  return { dir, pgliteDir, snapshotDir, database }
-}
-
-const pglite = (database: Database) => {
-  if (!database.pglite) throw new Error('expected PGlite')
-  return database.pglite
-}
+const { newDatabase } = embeddedDatabases('laundry-snapshots-')
 
 const phones = async (database: Database) => (await listAccounts(database.db)).map((user) => user.phone)
 
@@ -322,71 +303,5 @@ describe('snapshots of the embedded database', () => {
     } finally {
       await again.close()
     }
-  }, 60_000)
-})
-
-describe('a damaged embedded database', () => {
-  /** A closed database with one snapshot, and a damaged copy of its folder. */
-  async function damagedCopy(damage: (pgliteDir: string, usagesFile: string) => void) {
-    const { dir, pgliteDir, snapshotDir, database } = await newDatabase()
-    const storeId = await addStore(database.db, { name: '역삼점' })
-    await database.db.execute(
-      sql`insert into usages (store_id, created_at, amount) select ${storeId}, now(), 1000 from generate_series(1, 500)`,
-    )
-    const [{ file: usagesFile } = { file: '' }] = await queryRows<{ file: string }>(
-      database.db,
-      sql`select pg_relation_filepath('usages') as file`,
-    )
-    const { file } = await writeSnapshot(pglite(database), { dir: snapshotDir, kept: 3 })
-    await database.close()
-    damage(pgliteDir, path.join(pgliteDir, usagesFile))
-    return { dir, pgliteDir, snapshotDir, file }
-  }
-
-  async function expectDamaged(pgliteDir: string, snapshotDir: string, file: string) {
-    const error = await openDatabase({ pgliteDir, snapshotDir }).then(
-      (opened) => opened.close().then(() => null),
-      (caught: unknown) => caught,
-    )
-    expect(error).toBeInstanceOf(DatabaseDamagedError)
-    const message = (error as Error).message
-    console.log(message)
-    expect(message).toContain(`The newest snapshot is ${file}`)
-    expect(message).toContain(`npm run admin -- restore ${file}`)
-    // The lock was let go: the restore it recommends can run.
-    await restoreSnapshot(file, pgliteDir)
-    const restored = await openDatabase({ pgliteDir, snapshotDir })
-    try {
-      const [row] = await queryRows<{ n: number }>(restored.db, sql`select count(*)::int as n from usages`)
-      expect(row?.n).toBe(500)
-    } finally {
-      await restored.close()
-    }
-  }
-
-  it('with a garbled pg_control: the start-up names the newest snapshot and the command that restores it', async () => {
-    const { pgliteDir, snapshotDir, file } = await damagedCopy((dir) => {
-      const control = path.join(dir, 'global', 'pg_control')
-      const bytes = readFileSync(control)
-      bytes.fill(0x55, 0, 64)
-      writeFileSync(control, bytes)
-    })
-    await expectDamaged(pgliteDir, snapshotDir, file)
-  }, 90_000)
-
-  it('with a garbled table file: the check at start-up finds it', async () => {
-    const { pgliteDir, snapshotDir, file } = await damagedCopy((_dir, usagesFile) => {
-      const bytes = readFileSync(usagesFile)
-      bytes.fill(0x55, 100, 4000)
-      writeFileSync(usagesFile, bytes)
-    })
-    await expectDamaged(pgliteDir, snapshotDir, file)
-  }, 90_000)
-
-  it('without a snapshot, says there is none', async () => {
-    const { pgliteDir, snapshotDir, database } = await newDatabase()
-    await database.close()
-    renameSync(path.join(pgliteDir, 'global', 'pg_control'), path.join(pgliteDir, 'pg_control.moved'))
-    await expect(openDatabase({ pgliteDir, snapshotDir })).rejects.toThrow(/There is no snapshot in/)
   }, 60_000)
 })

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import {
+  existsSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -13,12 +14,8 @@ import {
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, inject, it } from 'vitest'
-import {
-  DatabaseInUseError,
-  LOCK_HEARTBEAT_MS,
-  LOCK_STALE_AFTER_MS,
-  openDatabase,
-} from '../../server/db/client.ts'
+import { openDatabase } from '../../../server/db/client.ts'
+import { DatabaseInUseError, LOCK_HEARTBEAT_MS, LOCK_STALE_AFTER_MS } from '../../../server/db/lock.ts'
 
 // The embedded database's lock file names its owner by pid, start time and boot, so a lock left by a
 // crash is taken over even when the new process has the dead one's pid (PID 1 in a container). A lock
@@ -162,7 +159,7 @@ describe('the lock of the embedded database', () => {
       const child = spawn(process.execPath, [
         '--import',
         'tsx',
-        'tests/server/lock-child.ts',
+        'tests/server/db/lock-child.ts',
         pgliteDir,
         '200',
       ])
@@ -205,4 +202,22 @@ describe('the lock of the embedded database', () => {
       for (const { child } of children) child.stdin.end()
     }
   }, 180_000)
+})
+
+describe('the embedded database', () => {
+  it('can be opened by one process at a time (the server or an admin command)', async () => {
+    const pgliteDir = path.join(dir, 'one-at-a-time', 'pglite')
+    const loadDataDir = new Blob([readFileSync(inject('pgliteTemplate'))])
+    const first = await openDatabase({ pgliteDir, loadDataDir })
+    try {
+      await expect(openDatabase({ pgliteDir })).rejects.toThrow(DatabaseInUseError)
+    } finally {
+      await first.close()
+    }
+    expect(existsSync(`${pgliteDir}.lock`)).toBe(false)
+    // A lock left behind by a process that is gone is taken over.
+    writeFileSync(`${pgliteDir}.lock`, '999999')
+    const second = await openDatabase({ pgliteDir })
+    await second.close()
+  })
 })

@@ -3,7 +3,7 @@
 // until then, locks, says `locked` or `refused …`, holds the lock for `holdMs`, lets it go and says
 // `done`. It ends with its input.
 import { createInterface } from 'node:readline'
-import { lockDirectory } from '../../server/db/client.ts'
+import { lockDirectory } from '../../../server/db/lock.ts'
 
 const [pgliteDir = '', holdMs = '300'] = process.argv.slice(2)
 process.stdout.write('ready\n')

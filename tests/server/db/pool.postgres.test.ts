@@ -5,8 +5,8 @@
 import { sql } from 'drizzle-orm'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Database, queryRows } from '../../server/db/client.ts'
-import { openTestDatabase } from './test-app.ts'
+import { type Database, queryRows } from '../../../server/db/client.ts'
+import { openTestDatabase } from '../test-app.ts'
 
 describe('the PostgreSQL pool', () => {
   let database: Database
