@@ -30,7 +30,7 @@ export const commandSharedBuffers = '16MB'
 const walSettings = ['-c', 'max_wal_size=64MB', '-c', 'min_wal_size=32MB']
 
 /** How the embedded database is started: PGlite's defaults, the log size above, the page cache if given. */
-export const pgliteStartParams = (sharedBuffers?: string) => [
+const pgliteStartParams = (sharedBuffers?: string) => [
   ...PGlite.defaultStartParams,
   ...walSettings,
   ...(sharedBuffers ? ['-c', `shared_buffers=${sharedBuffers}`] : []),
@@ -55,7 +55,7 @@ export async function checkDatabase(client: PGlite) {
 }
 
 /** Brings an embedded database's schema up to date; the server, the admin commands and a restore use it. */
-export async function migrateEmbedded(client: PGlite) {
+async function migrateEmbedded(client: PGlite) {
   const db = drizzle({ client, schema })
   await migrate(db, { migrationsFolder })
   return db
