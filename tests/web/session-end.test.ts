@@ -3,7 +3,7 @@
 // reload where the product's rules say the page reloads.
 import Cookies from 'js-cookie'
 import { afterEach, beforeEach, describe, expect, it, type Mock, vi } from 'vitest'
-import { logOut, startSessionLife } from '../../src/features/auth/session.ts'
+import { endSession, logOut, startSessionLife } from '../../src/features/auth/session.ts'
 import { recheckSession } from '../../src/features/auth/session-check.ts'
 import { request } from '../../src/lib/api.ts'
 import { page } from '../../src/lib/page.ts'
@@ -88,14 +88,14 @@ describe('every way a session ends', () => {
 
   it('a user left with no stores at start: wiped, then a reload, and home once the reload was spent', async () => {
     fakeServer({ 'GET /api/v0/user': () => json(200, { user, stores: [] }) })
-    await recheckSession()
+    await recheckSession(endSession)
     await expectWiped()
     expect(reload).toHaveBeenCalledTimes(1)
     expect(home).not.toHaveBeenCalled()
     // The same within the minute: no second reload, the login screen instead.
     useUserStore.setState({ user, isLoggedIn: true })
     Cookies.set('refreshToken', 'r2', { path: '/' })
-    await recheckSession()
+    await recheckSession(endSession)
     expect(reload).toHaveBeenCalledTimes(1)
     expect(home).toHaveBeenCalledTimes(1)
   })
