@@ -3,17 +3,17 @@
 // tokens rotating under another tab's refresh, or a device signed in before sign-in ids existed, do not.
 import Cookies from 'js-cookie'
 import { afterEach, beforeEach, describe, expect, it, type Mock, vi } from 'vitest'
-import { endSession, watchForSignOutElsewhere } from '../../src/features/auth/session.ts'
-import { recheckSession } from '../../src/features/auth/session-check.ts'
-import { onSessionEnded, request, SessionEndedError } from '../../src/lib/api.ts'
-import { keepTotals } from '../../src/lib/kept-totals.ts'
-import { page } from '../../src/lib/page.ts'
-import { queryClient, restored } from '../../src/lib/query-client.ts'
-import { useStoreStore, useUserStore, wipeDevice } from '../../src/lib/session-state.ts'
-import { adoptSignIn, isSessionCurrent, sessionGeneration } from '../../src/lib/tokens.ts'
-import { usageKeys } from '../../src/lib/usage.ts'
-import { bucketUsage } from '../../src/workers/bucket-records.ts'
-import { fakeServer, json } from './fake-server.ts'
+import { endSession, watchForSignOutElsewhere } from '../../../src/features/auth/session.ts'
+import { recheckSession } from '../../../src/features/auth/session-check.ts'
+import { onSessionEnded, request, SessionEndedError } from '../../../src/lib/api.ts'
+import { keepTotals } from '../../../src/lib/kept-totals.ts'
+import { page } from '../../../src/lib/page.ts'
+import { queryClient, restored } from '../../../src/lib/query-client.ts'
+import { useStoreStore, useUserStore, wipeDevice } from '../../../src/lib/session-state.ts'
+import { adoptSignIn, isSessionCurrent, sessionGeneration } from '../../../src/lib/tokens.ts'
+import { usageKeys } from '../../../src/lib/usage.ts'
+import { bucketUsage } from '../../../src/workers/bucket-records.ts'
+import { fakeServer, json } from '../fake-server.ts'
 
 const userA = { id: 1, name: '김사장', phone: '01012345678', image: null }
 const stores = [{ id: 1, name: '역삼점', images: [] }]
