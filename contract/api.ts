@@ -24,7 +24,7 @@ export const SignAnswer = Type.Object({
     Type.Integer({
       minimum: 1,
       description:
-        "Our server's addition: the id of the first store of the profile (GET /user), the one a sign-in opens, so that the app can ask for its figures while it fetches the profile. Absent when the user has no store. Clients must not rely on it (other servers do not send it).",
+        "Our server's addition: the id of the store a sign-in opens (the first of the profile's stores, GET /user), so that the app can ask for its figures while it fetches the profile. Absent when the user has no store. Clients must not rely on it (other servers do not send it).",
     }),
   ),
 })

@@ -6,7 +6,7 @@ import { and, asc, eq, sql } from 'drizzle-orm'
 import type { Db } from './db/client.ts'
 import { memberships, stores, usageYears } from './db/schema.ts'
 
-/** The stores a user may see, in the profile's order: the first is the one a sign-in opens. */
+/** The stores a user may see, in the profile's order (which names the store a sign-in opens, `storeSignInOpens`). */
 export const storesOf = (db: Db, userId: number) =>
   db
     .select({ id: stores.id, name: stores.name, images: stores.images })

@@ -12,6 +12,7 @@ import {
   SignOutQuery,
   SignRequest,
 } from '../../contract/api.ts'
+import { storeSignInOpens } from '../../contract/opened-store.ts'
 import { users } from '../db/schema.ts'
 import { ApiError, messages } from '../errors.ts'
 import { knownDeviceCookie, knownDevicePath, knownDeviceSetCookie } from '../sign-in/known-device.ts'
@@ -104,9 +105,10 @@ export const signInRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.ip,
         cookies,
       )
-      // The store the app opens after this sign-in, so that it asks for its figures at once; looked up
-      // before the tokens are made, so that nothing can fail between making them and sending them.
-      const [first] = await storesOf(app.db, userId).limit(1)
+      // The store the app opens after this sign-in (the rule both sides run, contract/opened-store.ts),
+      // so that it asks for its figures at once; looked up before the tokens are made, so that nothing
+      // can fail between making them and sending them.
+      const first = storeSignInOpens(await storesOf(app.db, userId))
       const token = await app.tokens.start(userId)
       reply.header('set-cookie', knownDeviceSetCookie(knownDevice, request.protocol === 'https'))
       return first ? { token, firstStoreId: first.id } : { token }

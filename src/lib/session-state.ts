@@ -1,15 +1,18 @@
 // The signed-in session as the device remembers it: the user (local storage `user-sotre`, version 0)
 // and the stores with the selected one (`store-store`, version 1), beside the tokens in cookies
-// (tokens.ts), and the one way all of it is forgotten (wipeDevice). Several features read it, so it
-// lives here; when and why a session begins and ends is the auth feature's (features/auth/session.ts).
+// (tokens.ts); the profile, its one owner: fetched (fetchProfile) and taken in (applyProfile); and the
+// one way all of it is forgotten (wipeDevice). Several features read it, so it lives here; when and why
+// a session begins and ends is the auth feature's (features/auth/session.ts).
 import { create } from 'zustand'
 import { createJSONStorage, persist } from 'zustand/middleware'
 import type { ProfileAnswer, Store, User } from '../../contract/api.ts'
+import { storeSignInOpens } from '../../contract/opened-store.ts'
+import { requestJson } from './api.ts'
 import { dropUsageEarly } from './early-usage.ts'
 import { forgetTotals, forgetTotalsUnlessOf } from './kept-totals.ts'
 import { clearProblem } from './problem.ts'
-import { signInStorage } from './sign-in-storage.ts'
-import { isOtherSignIn, isSessionCurrent, removeTokens } from './tokens.ts'
+import { mayForgetUserData, signInStorage } from './sign-in-storage.ts'
+import { isSessionCurrent, removeTokens } from './tokens.ts'
 
 /** Both persisted stores keep to the tab's own sign-in (sign-in-storage.ts). */
 const storage = createJSONStorage(() => signInStorage)
@@ -54,11 +57,19 @@ export const useStoreStore = create<StoreState>()(
   ),
 )
 
-export const isLoggedIn = () => useUserStore.getState().isLoggedIn
+/**
+ * Signed in as the guards see it: the device remembers a session (`isLoggedIn` of `user-sotre`, set when
+ * a profile is taken in, cleared by the wipe). It says which screens show: the signed-in ones, or the
+ * login screen. It is not whether this tab may keep user data on the device (`mayKeepUserData`,
+ * sign-in-storage.ts), which follows the cookies: a remembered session whose cookies are gone, or hold
+ * another sign-in, is still signed in here until the session's life ends it (features/auth/session.ts:
+ * at start, before the router's first guard runs, and within about 300 ms while the app runs).
+ */
+export const isSignedIn = () => useUserStore.getState().isLoggedIn
 
 /** What the router's guard and loaders know of the session (the router context's `session`). */
 export const sessionView = {
-  isLoggedIn,
+  isSignedIn,
   /** The remembered selected store, if it is still one of the user's. */
   selectedStoreId: () => useStoreStore.getState().store?.id,
   hasStore: (id: number) => useStoreStore.getState().stores.some((store) => store.id === id),
@@ -73,9 +84,30 @@ export const sessionView = {
 }
 export type SessionView = typeof sessionView
 
+export const noPermission = 'You do not have permission'
+
+/** The profile lists no store: the user may see nothing here, and the session ends. */
+export class NoStoresError extends Error {
+  constructor() {
+    super(noPermission)
+    this.name = 'NoStoresError'
+  }
+}
+
 /**
- * Takes in a fetched profile. At sign-in the first store is selected; when the session is
- * refreshed the owner's selection is kept if the store is still theirs. A profile
+ * The profile call: the signed-in user and their stores. Rejects with NoStoresError when there is no
+ * store, and with EmptyAnswerError when the answer is empty.
+ */
+export async function fetchProfile(): Promise<ProfileAnswer> {
+  const profile = await requestJson<ProfileAnswer>('/api/v0/user')
+  if (profile.stores.length === 0) throw new NoStoresError()
+  return profile
+}
+
+/**
+ * Takes in a fetched profile. At sign-in the store a sign-in opens is selected (`storeSignInOpens`,
+ * contract/opened-store.ts); when the session is refreshed the owner's selection is kept if the store is
+ * still theirs, else that same store. A profile
  * fetched for a session that has ended since (`startedIn` is the generation its fetch started in) is
  * dropped: false, and nothing written.
  */
@@ -87,7 +119,7 @@ export function applyProfile(
   const selected = useStoreStore.getState().store
   const kept = keepSelection ? profile.stores.find((store) => store.id === selected?.id) : undefined
   useUserStore.getState().setUser(profile.user)
-  useStoreStore.setState({ stores: profile.stores, store: kept ?? profile.stores[0] ?? null })
+  useStoreStore.setState({ stores: profile.stores, store: kept ?? storeSignInOpens(profile.stores) ?? null })
   useUserStore.getState().setLoggedIn(true)
   forgetStoresNotIn(profile.stores.map((store) => store.id))
   return true
@@ -108,7 +140,7 @@ function forgetStoresNotIn(storeIds: number[]) {
  * another sign-in holds the device: they are its pictures now.
  */
 async function clearRuntimeCaches() {
-  if (typeof caches === 'undefined' || isOtherSignIn()) return
+  if (typeof caches === 'undefined' || !mayForgetUserData()) return
   const names = await caches.keys()
   await Promise.all(
     names.filter((name) => !name.startsWith('workbox-precache')).map((name) => caches.delete(name)),

@@ -1,12 +1,17 @@
 import { redirect } from '@tanstack/react-router'
 import type { RouterContext } from './-context.ts'
 
+// The guards ask one question: signed in as the device remembers it (`isSignedIn`, lib/session-state.ts).
+// Whether this tab may keep user data is another question, the cookies' (`mayKeepUserData`,
+// lib/sign-in-storage.ts); a remembered session whose cookies are gone is ended before the first guard
+// runs (startSessionLife in main.tsx), so a guard never lets in a session the device knows has ended.
+
 /** The signed-in screens' guard: a device that is not signed in is sent to the login screen. */
 export function requireSignedIn({ context }: { context: RouterContext }) {
-  if (!context.session.isLoggedIn()) throw redirect({ to: '/login', replace: true })
+  if (!context.session.isSignedIn()) throw redirect({ to: '/login', replace: true })
 }
 
 /** The login screen's guard: a signed-in device is sent to the sales screen. */
 export function requireSignedOut({ context }: { context: RouterContext }) {
-  if (context.session.isLoggedIn()) throw redirect({ to: '/', replace: true })
+  if (context.session.isSignedIn()) throw redirect({ to: '/', replace: true })
 }

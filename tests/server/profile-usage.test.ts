@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { storeSignInOpens } from '../../contract/opened-store.ts'
 import { addStore, addUser, grant } from '../../server/db/accounts.ts'
 import { usages } from '../../server/db/schema.ts'
 import { bearer, capturedSms, sharedTestApp, signIn, type TestApp, testClock } from './test-app.ts'
@@ -62,6 +63,8 @@ describe('GET /api/v0/user', () => {
     for (const phone of [owner, staff]) {
       const { answer, profile } = await sign(phone)
       expect(answer.firstStoreId).toBe(profile.stores[0].id)
+      // The rule the app runs on the same profile (contract/opened-store.ts).
+      expect(answer.firstStoreId).toBe(storeSignInOpens<{ id: number }>(profile.stores)?.id)
     }
     expect((await sign(staff)).answer.firstStoreId).toBe(2)
     // No store, no name: the answer is the contract's token alone.

@@ -1,6 +1,7 @@
 import { fireEvent, render, screen } from '@testing-library/react'
 import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { endSession } from '../../src/features/auth/session.ts'
 import { recheckSession } from '../../src/features/auth/session-check.ts'
 import { emptyAnswerMessage } from '../../src/lib/api.ts'
 import { page, reloadFor, reloadGuardMs } from '../../src/lib/page.ts'
@@ -63,10 +64,10 @@ describe('the reload guard', () => {
         answerEmpty ? new Response(null, { status: 200 }) : json(200, { user, stores }),
     })
     render(<ProblemNotice />)
-    await recheckSession()
+    await recheckSession(endSession)
     expect(reload).toHaveBeenCalledTimes(1)
     expect(screen.queryByRole('alert')).not.toBeInTheDocument()
-    await recheckSession()
+    await recheckSession(endSession)
     expect(reload).toHaveBeenCalledTimes(1)
     expect(await screen.findByRole('alert')).toHaveTextContent(emptyAnswerMessage)
     // The session is kept, as for any server in trouble.

@@ -3,6 +3,7 @@
 // always does, and a "page load" that runs the same code again (session storage survives a reload).
 import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { endSession } from '../../src/features/auth/session.ts'
 import { recheckSession } from '../../src/features/auth/session-check.ts'
 import { requestCode, signIn } from '../../src/features/auth/sign-in.ts'
 import { onSessionEnded, request } from '../../src/lib/api.ts'
@@ -36,7 +37,7 @@ describe('a server that always answers empty', () => {
   it('the profile check on start reloads the page once, not on every page load', async () => {
     signedIn()
     const server = fakeServer({ 'GET /api/v0/user': empty })
-    for (let load = 0; load < 5; load++) await recheckSession()
+    for (let load = 0; load < 5; load++) await recheckSession(endSession)
     expect(server.count('GET /api/v0/user')).toBe(5)
     expect(reload).toHaveBeenCalledTimes(1)
   })

@@ -1,47 +1,38 @@
 // The life of a session in this tab, in one place: the check of a remembered session when the app
 // starts (its body in session-check.ts, loaded only by a device that starts signed in), the watch for
-// a sign-out made in another tab, the logout button, and the one way a session
-// ends (endSession), which every ending takes: the logout button, a sign-in the server no longer
-// honours, another tab's logout or sign-in, a user left with no stores. Each wipes the device the same
-// way (wipeDevice, in lib/session-state.ts) and lands on the same page: '/', which the guard turns
-// into the login screen.
-import type { ProfileAnswer } from '../../../contract/api.ts'
-import { onSessionEnded, refreshTokenPath, request, requestJson } from '../../lib/api.ts'
+// a sign-out made in another tab, the logout button, and the one way a session ends (endSession),
+// which every ending takes: the logout button, a sign-in the server no longer honours, another tab's
+// logout or sign-in, a remembered session whose cookies are gone, a user left with no stores, and the
+// sign-in's own two (sign-in.ts: a user with no stores, and tokens stored without a profile to show).
+// Each wipes the device the same way (wipeDevice, in lib/session-state.ts) and lands on the same page:
+// '/', which the guard turns into the login screen (or the page reloads, or the login form stays).
+import { onSessionEnded, refreshTokenPath, request } from '../../lib/api.ts'
 import { page, reloadFor } from '../../lib/page.ts'
-import { isLoggedIn, wipeDevice } from '../../lib/session-state.ts'
+import { isSignedIn, wipeDevice } from '../../lib/session-state.ts'
 import { adoptSignIn, getRefreshToken, isOwnSignIn } from '../../lib/tokens.ts'
-
-export const noPermission = 'You do not have permission'
-
-/** The profile lists no store: the user may see nothing here, and the session ends. */
-export class NoStoresError extends Error {
-  constructor() {
-    super(noPermission)
-    this.name = 'NoStoresError'
-  }
-}
-
-/**
- * The signed-in user and their stores. Rejects with NoStoresError when there is no store, and with
- * EmptyAnswerError when the answer is empty.
- */
-export async function fetchProfile(): Promise<ProfileAnswer> {
-  const profile = await requestJson<ProfileAnswer>('/api/v0/user')
-  if (profile.stores.length === 0) throw new NoStoresError()
-  return profile
-}
 
 /** Shows the screen a session's end lands on; set when the tab starts (startSessionLife). */
 let landAfterEnd: () => void = () => {}
 
+/** How a session's end lands (endSession). */
+export interface Ending {
+  /** The page reloads where the product's rules say so ('signed-out', at most once a minute), else lands on '/'. */
+  reload?: boolean
+  /**
+   * Lands nowhere: the login screen's own sign-in failed after its tokens were stored, and its form
+   * stays to say why (sign-in.ts).
+   */
+  stay?: boolean
+}
+
 /**
  * Ends the session on this device. The device is wiped at once (every request of the session is
- * aborted before anything is awaited, and no answer of it is taken in afterwards); then the page
- * reloads where the product's rules say so (`reload`, at most once a minute), or the app goes to '/',
- * which shows the login screen.
+ * aborted before anything is awaited, and no answer of it is taken in afterwards); then the app goes
+ * to '/', which shows the login screen, or the page reloads (`reload`), or nothing more (`stay`).
  */
-export async function endSession({ reload = false }: { reload?: boolean } = {}): Promise<void> {
+export async function endSession({ reload = false, stay = false }: Ending = {}): Promise<void> {
   await wipeDevice()
+  if (stay) return
   if (!reload || !reloadFor('signed-out')) landAfterEnd()
 }
 
@@ -65,13 +56,19 @@ export async function logOut(): Promise<boolean> {
 }
 
 /**
+ * Signed in as the guards see it, while the cookies no longer hold this tab's sign-in (removed by a
+ * logout in another tab, expired, or replaced by another sign-in): the session has ended, elsewhere or by itself.
+ */
+const signInGone = () => isSignedIn() && !isOwnSignIn()
+
+/**
  * Follows a sign-out made in another tab within about 300 ms: its cookies removed, or replaced by
  * another sign-in (the sign-in id differs from this tab's; a token refresh keeps the id). Through the
  * Cookie Store API's change event where the browser has one, else by looking every 300 ms.
  */
 export function watchForSignOutElsewhere(signedOut: () => void = () => void endSession()): () => void {
   const check = () => {
-    if (isLoggedIn() && !isOwnSignIn()) signedOut()
+    if (signInGone()) signedOut()
   }
   const cookieStore = (window as { cookieStore?: EventTarget }).cookieStore
   if (cookieStore) {
@@ -94,8 +91,10 @@ export function startSessionLife(home: () => void): () => void {
   const stopWatching = watchForSignOutElsewhere()
   // A remembered session whose cookies are gone (they expire with the sign-in) has ended, and the device
   // knows it without asking the server: it is wiped now, offline too, before any screen shows it.
-  if (isLoggedIn() && !isOwnSignIn()) void endSession()
-  // Loaded only when the device starts signed in, so the login screen does not carry it.
-  else if (isLoggedIn()) void import('./session-check.ts').then(({ recheckSession }) => recheckSession())
+  if (signInGone()) void endSession()
+  // Loaded only when the device starts signed in, so the login screen does not carry it. The check
+  // ends a session through endSession, handed to it (session-check.ts imports nothing of this module).
+  else if (isSignedIn())
+    void import('./session-check.ts').then(({ recheckSession }) => recheckSession(endSession))
   return stopWatching
 }

@@ -1,6 +1,7 @@
 // The sign-in steps: ask for a code, sign in with it, take in the profile; with the alerts and the
 // reloads the product's error rules give (docs/product.md §4.1 and §6).
 import type { PhoneAnswer, SignAnswer } from '../../../contract/api.ts'
+import { storeSignInOpens } from '../../../contract/opened-store.ts'
 import {
   EmptyAnswerError,
   HttpError,
@@ -10,10 +11,10 @@ import {
 } from '../../lib/api.ts'
 import { askUsageEarly } from '../../lib/early-usage.ts'
 import { page, reloadFor } from '../../lib/page.ts'
-import { applyProfile, useUserStore, wipeDevice } from '../../lib/session-state.ts'
+import { applyProfile, fetchProfile, NoStoresError, noPermission } from '../../lib/session-state.ts'
 import { sessionGeneration, setTokens } from '../../lib/tokens.ts'
 import { codeSeconds } from './countdown.ts'
-import { endSession, fetchProfile, NoStoresError, noPermission } from './session.ts'
+import { endSession } from './session.ts'
 
 /** Digits only: hyphens and spaces in what the owner types are ignored. */
 const phoneDigits = (phone: string) => phone.replace(/[\s-]/g, '')
@@ -36,7 +37,6 @@ function failed(error: unknown) {
     reloadFor('refused')
   } else {
     console.error(error)
-    useUserStore.getState().setLoggedIn(false)
   }
 }
 
@@ -74,11 +74,12 @@ export async function signIn(phone: string, code: string): Promise<boolean> {
     if (!setTokens(signed.token, startedIn, true)) return false
     tokensStored = true
     // The figures of the store this sign-in opens are asked for as soon as it is known: named in our
-    // server's answer (while the profile is fetched), else by the profile (lib/early-usage.ts).
+    // server's answer (while the profile is fetched), else by the profile (lib/early-usage.ts), by the
+    // same rule (contract/opened-store.ts).
     const named = signed.firstStoreId
     if (typeof named === 'number' && Number.isSafeInteger(named) && named > 0) askUsageEarly(named)
     const profile = await fetchProfile()
-    const opened = profile.stores[0]
+    const opened = storeSignInOpens(profile.stores)
     if (opened) askUsageEarly(opened.id)
     return applyProfile(profile, { keepSelection: false, startedIn })
   } catch (error) {
@@ -88,7 +89,8 @@ export async function signIn(phone: string, code: string): Promise<boolean> {
       return false
     }
     // Signed in without a profile to show: the tokens are not kept for a screen that cannot use them.
-    if (tokensStored) await wipeDevice()
+    // The session ends as every session does; the form stays, and says why.
+    if (tokensStored) await endSession({ stay: true })
     failed(error)
     return false
   }

@@ -2,15 +2,15 @@
 // tokens, the user and stores, or figures, whatever answers arrive afterwards.
 import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, type Mock, vi } from 'vitest'
-import { logOut } from '../../src/features/auth/session.ts'
-import { recheckSession } from '../../src/features/auth/session-check.ts'
-import { onSessionEnded, request, StaleSessionError } from '../../src/lib/api.ts'
-import { page } from '../../src/lib/page.ts'
-import { queryClient, restored } from '../../src/lib/query-client.ts'
-import { useStoreStore, useUserStore, wipeDevice } from '../../src/lib/session-state.ts'
-import { removeTokens } from '../../src/lib/tokens.ts'
-import { usageKeys, usageQuery } from '../../src/lib/usage.ts'
-import { type Call, fakeServer, json } from './fake-server.ts'
+import { endSession, logOut } from '../../../src/features/auth/session.ts'
+import { recheckSession } from '../../../src/features/auth/session-check.ts'
+import { onSessionEnded, request, StaleSessionError } from '../../../src/lib/api.ts'
+import { page } from '../../../src/lib/page.ts'
+import { queryClient, restored } from '../../../src/lib/query-client.ts'
+import { useStoreStore, useUserStore, wipeDevice } from '../../../src/lib/session-state.ts'
+import { removeTokens } from '../../../src/lib/tokens.ts'
+import { usageKeys, usageQuery } from '../../../src/lib/usage.ts'
+import { type Call, fakeServer, json } from '../fake-server.ts'
 
 const user = { id: 1, name: '김사장', phone: '01012345678', image: null }
 const stores = [
@@ -105,7 +105,7 @@ describe('logout while answers are in flight', () => {
   it('a profile in flight does not bring back the user and stores', async () => {
     const profile = held<Response>()
     const server = fakeServer({ ...signOut(), 'GET /api/v0/user': () => profile.promise })
-    const refreshed = recheckSession()
+    const refreshed = recheckSession(endSession)
     await vi.waitFor(() => expect(server.count('GET /api/v0/user')).toBe(1))
     expect(await logOut()).toBe(true)
     profile.release(json(200, { user: { ...user, name: '김대표' }, stores }))
@@ -133,7 +133,7 @@ describe('logout while answers are in flight', () => {
           { status: 200 },
         ),
     })
-    const refreshed = recheckSession()
+    const refreshed = recheckSession(endSession)
     await vi.waitFor(() => expect(server.count('GET /api/v0/user')).toBe(1))
     await new Promise((resolve) => setTimeout(resolve, 10))
     expect(await logOut()).toBe(true)

@@ -3,17 +3,17 @@
 // tokens rotating under another tab's refresh, or a device signed in before sign-in ids existed, do not.
 import Cookies from 'js-cookie'
 import { afterEach, beforeEach, describe, expect, it, type Mock, vi } from 'vitest'
-import { watchForSignOutElsewhere } from '../../src/features/auth/session.ts'
-import { recheckSession } from '../../src/features/auth/session-check.ts'
-import { onSessionEnded, request, SessionEndedError } from '../../src/lib/api.ts'
-import { keepTotals } from '../../src/lib/kept-totals.ts'
-import { page } from '../../src/lib/page.ts'
-import { queryClient, restored } from '../../src/lib/query-client.ts'
-import { useStoreStore, useUserStore, wipeDevice } from '../../src/lib/session-state.ts'
-import { adoptSignIn, isSessionCurrent, sessionGeneration } from '../../src/lib/tokens.ts'
-import { usageKeys } from '../../src/lib/usage.ts'
-import { bucketUsage } from '../../src/workers/bucket-records.ts'
-import { fakeServer, json } from './fake-server.ts'
+import { endSession, watchForSignOutElsewhere } from '../../../src/features/auth/session.ts'
+import { recheckSession } from '../../../src/features/auth/session-check.ts'
+import { onSessionEnded, request, SessionEndedError } from '../../../src/lib/api.ts'
+import { keepTotals } from '../../../src/lib/kept-totals.ts'
+import { page } from '../../../src/lib/page.ts'
+import { queryClient, restored } from '../../../src/lib/query-client.ts'
+import { useStoreStore, useUserStore, wipeDevice } from '../../../src/lib/session-state.ts'
+import { adoptSignIn, isSessionCurrent, sessionGeneration } from '../../../src/lib/tokens.ts'
+import { usageKeys } from '../../../src/lib/usage.ts'
+import { bucketUsage } from '../../../src/workers/bucket-records.ts'
+import { fakeServer, json } from '../fake-server.ts'
 
 const userA = { id: 1, name: '김사장', phone: '01012345678', image: null }
 const stores = [{ id: 1, name: '역삼점', images: [] }]
@@ -60,7 +60,7 @@ describe('another sign-in made in another tab', () => {
     startTab(true)
     const profile = held<Response>()
     const server = fakeServer({ 'GET /api/v0/user': () => profile.promise })
-    const refreshed = recheckSession()
+    const refreshed = recheckSession(endSession)
     await vi.waitFor(() => expect(server.count('GET /api/v0/user')).toBe(1))
     // Tab 1 logs A out and C signs in there, while this tab is in the background.
     for (const name of ['accessToken', 'refreshToken', 'signInId']) Cookies.remove(name, { path: '/' })
@@ -154,7 +154,7 @@ describe('what does not sign a tab out', () => {
           : json(401, { message: '로그인이 만료되었습니다.' }),
       'GET /api/v0/user/sign': () => json(200, { token: { access: 'a3', refresh: 'r3' } }),
     })
-    await recheckSession()
+    await recheckSession(endSession)
     expect(server.count('GET /api/v0/user/sign')).toBe(1)
     expect(Cookies.get('refreshToken')).toBe('r3')
     expect(Cookies.get('signInId')).toBe('sign-in-of-a')
@@ -170,7 +170,7 @@ describe('what does not sign a tab out', () => {
     adoptSignIn() // a second tab starting keeps the id the first one wrote
     expect(Cookies.get('signInId')).toBe(id)
     fakeServer({ 'GET /api/v0/user': () => json(200, { user: { ...userA, name: '김대표' }, stores }) })
-    await recheckSession()
+    await recheckSession(endSession)
     await pastTheWatch()
     expect(signedOut).not.toHaveBeenCalled()
     expect(useUserStore.getState()).toMatchObject({ isLoggedIn: true, user: { name: '김대표' } })

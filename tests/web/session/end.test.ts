@@ -3,12 +3,13 @@
 // reload where the product's rules say the page reloads.
 import Cookies from 'js-cookie'
 import { afterEach, beforeEach, describe, expect, it, type Mock, vi } from 'vitest'
-import { logOut, startSessionLife } from '../../src/features/auth/session.ts'
-import { recheckSession } from '../../src/features/auth/session-check.ts'
-import { request } from '../../src/lib/api.ts'
-import { page } from '../../src/lib/page.ts'
-import { useStoreStore, useUserStore } from '../../src/lib/session-state.ts'
-import { fakeServer, json, offline } from './fake-server.ts'
+import { endSession, logOut, startSessionLife } from '../../../src/features/auth/session.ts'
+import { recheckSession } from '../../../src/features/auth/session-check.ts'
+import { signIn } from '../../../src/features/auth/sign-in.ts'
+import { request } from '../../../src/lib/api.ts'
+import { page } from '../../../src/lib/page.ts'
+import { useStoreStore, useUserStore } from '../../../src/lib/session-state.ts'
+import { fakeServer, json, offline } from '../fake-server.ts'
 
 const user = { id: 1, name: '김사장', phone: '01012345678', image: null }
 const stores = [{ id: 1, name: '역삼점', images: [] }]
@@ -44,6 +45,14 @@ async function expectWiped() {
   expect(useUserStore.getState()).toMatchObject({ user: null, isLoggedIn: false })
   expect(useStoreStore.getState()).toMatchObject({ store: null, stores: [] })
   expect(localStorage.getItem('laundry-kept-totals')).toBeNull()
+}
+
+/** The tab goes to the login screen signed out, with the device's kept data set up again for a sign-in to wipe. */
+async function signedOut() {
+  await endSession()
+  home.mockClear()
+  localStorage.setItem('laundry-sales-cache', '{"kept":"figures"}')
+  localStorage.setItem('laundry-kept-totals', '{"storeId":1}')
 }
 
 describe('every way a session ends', () => {
@@ -88,15 +97,47 @@ describe('every way a session ends', () => {
 
   it('a user left with no stores at start: wiped, then a reload, and home once the reload was spent', async () => {
     fakeServer({ 'GET /api/v0/user': () => json(200, { user, stores: [] }) })
-    await recheckSession()
+    await recheckSession(endSession)
     await expectWiped()
     expect(reload).toHaveBeenCalledTimes(1)
     expect(home).not.toHaveBeenCalled()
     // The same within the minute: no second reload, the login screen instead.
     useUserStore.setState({ user, isLoggedIn: true })
     Cookies.set('refreshToken', 'r2', { path: '/' })
-    await recheckSession()
+    await recheckSession(endSession)
     expect(reload).toHaveBeenCalledTimes(1)
     expect(home).toHaveBeenCalledTimes(1)
+  })
+
+  it("the sign-in's own, a user with no stores: alerted, wiped, then a reload, and home once the reload was spent", async () => {
+    await signedOut()
+    fakeServer({
+      'POST /api/v0/user/sign': () => json(200, { token: { access: 'a2', refresh: 'r2' } }),
+      'GET /api/v0/user': () => json(200, { user, stores: [] }),
+    })
+    expect(await signIn('01012345678', '1234')).toBe(false)
+    expect(page.alert).toHaveBeenCalledWith('You do not have permission')
+    await expectWiped()
+    expect(reload).toHaveBeenCalledTimes(1)
+    expect(home).not.toHaveBeenCalled()
+    // The same within the minute: no second reload, the login screen instead.
+    expect(await signIn('01012345678', '1234')).toBe(false)
+    await expectWiped()
+    expect(reload).toHaveBeenCalledTimes(1)
+    expect(home).toHaveBeenCalledTimes(1)
+  })
+
+  it("the sign-in's own, tokens stored but no profile to show: wiped, and the form stays to say why", async () => {
+    await signedOut()
+    fakeServer({
+      'POST /api/v0/user/sign': () => json(200, { token: { access: 'a2', refresh: 'r2' } }),
+      'GET /api/v0/user': () => json(503, { message: '잠시 후 다시 시도해 주세요.' }),
+    })
+    expect(await signIn('01012345678', '1234')).toBe(false)
+    await expectWiped()
+    expect(page.alert).toHaveBeenCalledWith('잠시 후 다시 시도해 주세요.')
+    // A failed call reloads the page by its own rule (docs/product.md §4.1), never lands anywhere else.
+    expect(reload).toHaveBeenCalledTimes(1)
+    expect(home).not.toHaveBeenCalled()
   })
 })

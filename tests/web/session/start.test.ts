@@ -1,14 +1,15 @@
 import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
-import { recheckSession } from '../../src/features/auth/session-check.ts'
-import { onSessionEnded } from '../../src/lib/api.ts'
-import { type KeptTotals, keepTotals, keptTotalsKey } from '../../src/lib/kept-totals.ts'
-import { page } from '../../src/lib/page.ts'
-import { queryClient, restored } from '../../src/lib/query-client.ts'
-import { useStoreStore, useUserStore, wipeDevice } from '../../src/lib/session-state.ts'
-import { usageKeys } from '../../src/lib/usage.ts'
-import { bucketUsage } from '../../src/workers/bucket-records.ts'
-import { fakeServer, json, offline } from './fake-server.ts'
+import { endSession } from '../../../src/features/auth/session.ts'
+import { recheckSession } from '../../../src/features/auth/session-check.ts'
+import { onSessionEnded } from '../../../src/lib/api.ts'
+import { type KeptTotals, keepTotals, keptTotalsKey } from '../../../src/lib/kept-totals.ts'
+import { page } from '../../../src/lib/page.ts'
+import { queryClient, restored } from '../../../src/lib/query-client.ts'
+import { useStoreStore, useUserStore, wipeDevice } from '../../../src/lib/session-state.ts'
+import { usageKeys } from '../../../src/lib/usage.ts'
+import { bucketUsage } from '../../../src/workers/bucket-records.ts'
+import { fakeServer, json, offline } from '../fake-server.ts'
 
 const user = { id: 1, name: '김사장', phone: '01012345678', image: null }
 const stores = [
@@ -31,21 +32,21 @@ beforeEach(() => {
 describe('the session on start', () => {
   it('fetches the profile again, and keeps the selected store while it is still there', async () => {
     fakeServer({ 'GET /api/v0/user': () => json(200, { user: { ...user, name: '김대표' }, stores }) })
-    await recheckSession()
+    await recheckSession(endSession)
     expect(useUserStore.getState()).toMatchObject({ isLoggedIn: true, user: { name: '김대표' } })
     expect(useStoreStore.getState().store?.id).toBe(2)
   })
 
   it('selects the first store when the selected one is gone', async () => {
     fakeServer({ 'GET /api/v0/user': () => json(200, { user, stores: [stores[0], stores[2]] }) })
-    await recheckSession()
+    await recheckSession(endSession)
     expect(useStoreStore.getState().store?.id).toBe(1)
     expect(useStoreStore.getState().stores).toHaveLength(2)
   })
 
   it('offline, keeps the session as it was', async () => {
     offline()
-    await recheckSession()
+    await recheckSession(endSession)
     expect(useUserStore.getState().isLoggedIn).toBe(true)
     expect(useStoreStore.getState().store?.id).toBe(2)
     expect(Cookies.get('refreshToken')).toBe('r1')
@@ -54,7 +55,7 @@ describe('the session on start', () => {
 
   it('keeps the session when the server is in trouble (5xx)', async () => {
     fakeServer({ 'GET /api/v0/user': () => json(503, { message: '잠시 후 다시 시도해 주세요.' }) })
-    await recheckSession()
+    await recheckSession(endSession)
     expect(useUserStore.getState().isLoggedIn).toBe(true)
   })
 
@@ -63,7 +64,7 @@ describe('the session on start', () => {
       'GET /api/v0/user': () => json(401, { message: '로그인이 만료되었습니다.' }),
       'GET /api/v0/user/sign': () => json(401, { message: '로그인 정보가 올바르지 않습니다.' }),
     })
-    await recheckSession()
+    await recheckSession(endSession)
     await vi.waitFor(() => expect(useUserStore.getState().isLoggedIn).toBe(false))
     expect(Cookies.get('accessToken')).toBeUndefined()
     expect(Cookies.get('refreshToken')).toBeUndefined()
@@ -73,7 +74,7 @@ describe('the session on start', () => {
 
   it('logs out and reloads when the user has no stores left', async () => {
     fakeServer({ 'GET /api/v0/user': () => json(200, { user, stores: [] }) })
-    await recheckSession()
+    await recheckSession(endSession)
     expect(useUserStore.getState().isLoggedIn).toBe(false)
     expect(Cookies.get('refreshToken')).toBeUndefined()
     expect(reload).toHaveBeenCalledTimes(1)
@@ -81,7 +82,7 @@ describe('the session on start', () => {
 
   it('reloads when the profile answer is empty', async () => {
     fakeServer({ 'GET /api/v0/user': () => new Response(null, { status: 200 }) })
-    await recheckSession()
+    await recheckSession(endSession)
     expect(reload).toHaveBeenCalledTimes(1)
   })
 
@@ -106,7 +107,7 @@ describe('the session on start', () => {
     await vi.waitFor(() => expect(kept()).toContain('W/\\"3\\"'), { timeout: 3000 })
     // The owner's access to 선릉점 (2) was revoked.
     fakeServer({ 'GET /api/v0/user': () => json(200, { user, stores: [stores[0], stores[2]] }) })
-    await recheckSession()
+    await recheckSession(endSession)
     expect(localStorage.getItem(keptTotalsKey)).toBeNull()
     await vi.waitFor(() => expect(queryClient.getQueryData(usageKeys.year(2, 2026))).toBeUndefined())
     expect(queryClient.getQueryData(usageKeys.year(1, 2026))).toBeDefined()
@@ -115,7 +116,7 @@ describe('the session on start', () => {
     expect(kept()).toContain('W/\\"3\\"')
     // A store still listed keeps its totals.
     keepTotals(totals(3))
-    await recheckSession()
+    await recheckSession(endSession)
     expect(localStorage.getItem(keptTotalsKey)).not.toBeNull()
     queryClient.clear()
   })
