@@ -50,7 +50,12 @@ const startSourceNames = [
   'src/lib/tokens.ts',
   'src/lib/page.ts',
   'src/lib/problem.ts',
-  'src/lib/kept-totals.ts',
+  // What runs before the app: the names it shares with the first painter, the kept totals, index.html's
+  // login form (taken over by the login screen), the shell's removal.
+  'src/shell/names.ts',
+  'src/shell/kept-totals.ts',
+  'src/shell/login-shell.ts',
+  'src/shell/remove-shell.ts',
   'src/lib/sign-in-storage.ts',
   // The clock, and the sales screen's address that the route reads with it (the first painter has its own copies).
   'src/figures/clock.ts',

@@ -44,17 +44,29 @@ export function preloadLoginScreen(): Plugin {
  * The script that shows what index.html paints before the app runs (the login form to a signed-out
  * visitor, the totals last shown on a repeat visit): an entry of its own (see below).
  */
-export const paintFirst = sourceFile('src/paint-first.ts')
+export const paintFirst = sourceFile('src/shell/paint-first.ts')
 
 /** The id of a module's copy that only the first painter loads. */
 const painterCopy = '?painter'
 
 /**
+ * What the first painter may have built into it: tiny pure modules, importing nothing but each other,
+ * that run before anything else on every page (the names it shares with the app, the phone rule, the
+ * clock and the sales screen's address). Anything else it imports stops the build; types cost nothing.
+ */
+const builtIntoPainterNames = [
+  'src/shell/names.ts',
+  'contract/phone.ts',
+  'src/figures/clock.ts',
+  'src/figures/sales-search.ts',
+]
+const builtIntoPainter = builtIntoPainterNames.map(sourceFile)
+
+/**
  * Builds what the first painter imports into it, a copy of its own: a module it shared with the app
  * would be put in a chunk of its own, which a classic script cannot load. Its imports, and theirs,
  * resolve to the same files as `file.ts?painter`, modules that only the painter loads (so the bundler
- * inlines them). Only tiny pure modules belong there (src/figures/clock.ts and sales-search.ts): they run
- * before anything else on every page. The painter is then wrapped in a function of its own, since a
+ * inlines them). Only the tiny pure modules listed above belong there. The painter is then wrapped in a function of its own, since a
  * classic script's top-level names (those modules' among them) would land on `window`.
  */
 export function inlineIntoFirstPainter(): Plugin {
@@ -66,7 +78,12 @@ export function inlineIntoFirstPainter(): Plugin {
     async resolveId(source, importer, options) {
       if (!importer || (importer !== paintFirst && !importer.endsWith(painterCopy))) return null
       const resolved = await this.resolve(source, importer, { ...options, skipSelf: true })
-      return resolved && !resolved.external ? `${resolved.id}${painterCopy}` : resolved
+      if (!resolved || resolved.external || !builtIntoPainter.includes(resolved.id)) {
+        this.error(
+          `build/index-html.ts: the first painter imports ${source}, which is not one of the modules built into it (${builtIntoPainterNames.join(', ')}).`,
+        )
+      }
+      return `${resolved.id}${painterCopy}`
     },
     renderChunk(code, chunk) {
       return chunk.isEntry && chunk.facadeModuleId === paintFirst ? `(()=>{${code}})();` : null
@@ -92,7 +109,7 @@ export function loadFirstPainter(): Plugin {
           (chunk) => chunk.isEntry && chunk.facadeModuleId === paintFirst,
         )
         if (!painter)
-          throw new Error('build/index-html.ts: the first painter (src/paint-first.ts) was not built')
+          throw new Error('build/index-html.ts: the first painter (src/shell/paint-first.ts) was not built')
         if (painter.imports.length > 0 || painter.dynamicImports.length > 0)
           throw new Error(`build/index-html.ts: the first painter imports ${painter.imports.join(', ')}`)
         return [
