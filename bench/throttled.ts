@@ -8,7 +8,7 @@
 // - sign-in: from pressing Login until both totals are on screen;
 // - repeat visit: a new page in the same context (service worker installed, figures kept), from
 //   navigation until both totals are on screen: the kept ones painted before the app has run
-//   (src/paint-first.ts) count, and, apart, until the app's own screen shows them.
+//   (src/shell/paint-first.ts) count, and, apart, until the app's own screen shows them.
 //
 // `node --import tsx bench/throttled.ts [build dirs]` runs it alone (both builds by default; BENCH_PROFILES=3G
 // for one profile); `npm run bench` runs it first.

@@ -3,10 +3,10 @@
 import { createRouter, RouterProvider } from '@tanstack/react-router'
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
-import { removeLoginShell } from './features/auth/login-shell.ts'
 import { startSessionLife } from './features/auth/session.ts'
 import { sessionView } from './lib/session-state.ts'
 import { routeTree } from './routeTree.gen.ts'
+import { removeShell } from './shell/remove-shell.ts'
 import './styles.css'
 
 const router = createRouter({
@@ -31,12 +31,11 @@ declare module '@tanstack/react-router' {
 
 startSessionLife(() => void router.navigate({ to: '/', replace: true }))
 
-// What src/paint-first.ts painted before this code ran gives way to the first screen rendered: the
-// login form (which takes over what was typed, features/auth/login-shell.ts) or the sales screen with
-// the same figures from the device (or another screen altogether).
+// What src/shell/paint-first.ts painted before this code ran gives way to the first screen rendered:
+// the login form (which takes over what was typed, shell/login-shell.ts) or the sales screen with the
+// same figures from the device (or another screen altogether).
 const stopWatching = router.subscribe('onRendered', () => {
-  document.querySelector('.kept-totals')?.remove()
-  removeLoginShell()
+  removeShell()
   stopWatching()
 })
 

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { linkSync, unlinkSync } from 'node:fs'
 import path from 'node:path'
 import { and, asc, eq, isNull, sql } from 'drizzle-orm'
-import { normalizePhone } from '../phone.ts'
+import { normalizePhone } from '../sign-in/phone.ts'
 import { type Db, queryRows } from './client.ts'
 import { knownDeviceEpochs, memberships, signIns, stores, users } from './schema.ts'
 

@@ -71,8 +71,8 @@ import { knownDeviceEpoch } from '../db/accounts.ts'
 import type { Db } from '../db/client.ts'
 import { loginCodes, phoneLocks, users } from '../db/schema.ts'
 import { ApiError, messages } from '../errors.ts'
-import { normalizePhone } from '../phone.ts'
 import { createKnownDevices, newDeviceId } from './known-device.ts'
+import { normalizePhone } from './phone.ts'
 import {
   clientKey,
   dayMs,

@@ -1,15 +1,18 @@
 // The signed-in session as the device remembers it: the user (local storage `user-sotre`, version 0)
-// and the stores with the selected one (`store-store`, version 1), beside the tokens in cookies
-// (tokens.ts); the profile, its one owner: fetched (fetchProfile) and taken in (applyProfile); and the
-// one way all of it is forgotten (wipeDevice). Several features read it, so it lives here; when and why
-// a session begins and ends is the auth feature's (features/auth/session.ts).
+// and the stores with the selected one (`store-store`, version 1; the names are shell/names.ts's, which
+// the first painter reads too), beside the tokens in cookies (tokens.ts); the profile, its one owner:
+// fetched (fetchProfile) and taken in (applyProfile); and the one way all of it is forgotten
+// (wipeDevice). Several features read it, so it lives here; when and why a session begins and ends is
+// the auth feature's (features/auth/session.ts).
 import { create } from 'zustand'
 import { createJSONStorage, persist } from 'zustand/middleware'
 import type { ProfileAnswer, Store, User } from '../../contract/api.ts'
 import { storeSignInOpens } from '../../contract/opened-store.ts'
+import { forgetTotals, forgetTotalsUnlessOf } from '../shell/kept-totals.ts'
+import { storesStorageKey, userStorageKey } from '../shell/names.ts'
+import { removeShell } from '../shell/remove-shell.ts'
 import { requestJson } from './api.ts'
 import { dropUsageEarly } from './early-usage.ts'
-import { forgetTotals, forgetTotalsUnlessOf } from './kept-totals.ts'
 import { clearProblem } from './problem.ts'
 import { mayForgetUserData, signInStorage } from './sign-in-storage.ts'
 import { isSessionCurrent, removeTokens } from './tokens.ts'
@@ -34,7 +37,7 @@ export const useUserStore = create<UserState>()(
       setLoggedIn: (isLoggedIn) => set({ isLoggedIn }),
       deleteValue: () => set({ user: null }),
     }),
-    { name: 'user-sotre', version: 0, storage },
+    { name: userStorageKey, version: 0, storage },
   ),
 )
 
@@ -53,7 +56,7 @@ export const useStoreStore = create<StoreState>()(
       setStores: (stores) => set({ stores }),
       setStore: (store) => set({ store }),
     }),
-    { name: 'store-store', version: 1, storage },
+    { name: storesStorageKey, version: 1, storage },
   ),
 )
 
@@ -167,7 +170,7 @@ export async function wipeDevice() {
   useUserStore.persist.clearStorage()
   useStoreStore.persist.clearStorage()
   forgetTotals()
-  document.querySelector('.kept-totals')?.remove()
+  removeShell()
   clearProblem()
   // Loaded lazily: the login screen, which can end a session too, does not carry the query client.
   const { queryClient, persister, restored } = await import('./query-client.ts')

@@ -20,13 +20,12 @@
 // cookie's (another user signed in while it was not looking) has been signed out elsewhere.
 import Cookies from 'js-cookie'
 import type { SignAnswer } from '../../contract/api.ts'
+// The two cookies the first painter reads too have their names in shell/names.ts.
+import { refreshTokenCookie, signInIdCookie } from '../shell/names.ts'
 
-const names = {
-  access: 'accessToken',
-  refresh: 'refreshToken',
-  retryKey: 'refreshRetryKey',
-  signIn: 'signInId',
-} as const
+const accessTokenCookie = 'accessToken'
+const refreshRetryKeyCookie = 'refreshRetryKey'
+
 /** The cookies expire with the sign-in, whose absolute lifetime is 14 days on our server. */
 const lifetimeDays = 14
 
@@ -36,9 +35,9 @@ const attributes = () => ({
   secure: window.location.protocol === 'https:',
 })
 
-export const getAccessToken = () => Cookies.get(names.access)
-export const getRefreshToken = () => Cookies.get(names.refresh)
-export const getSignInId = () => Cookies.get(names.signIn)
+export const getAccessToken = () => Cookies.get(accessTokenCookie)
+export const getRefreshToken = () => Cookies.get(refreshTokenCookie)
+export const getSignInId = () => Cookies.get(signInIdCookie)
 
 const write = (name: string, value: string) =>
   Cookies.set(name, value, { ...attributes(), expires: lifetimeDays })
@@ -53,10 +52,10 @@ const randomId = () =>
  * keys) gets one now, written before it is first sent, so that a retry of that exchange sends it too.
  */
 export function getRefreshRetryKey(): string {
-  const stored = Cookies.get(names.retryKey)
+  const stored = Cookies.get(refreshRetryKeyCookie)
   if (stored) return stored
   const key = randomId()
-  write(names.retryKey, key)
+  write(refreshRetryKeyCookie, key)
   return key
 }
 
@@ -68,7 +67,7 @@ let signInId = getSignInId()
  * in before there were ids) get one now, once, so that the owner stays signed in.
  */
 export function adoptSignIn() {
-  if (getRefreshToken() !== undefined && getSignInId() === undefined) write(names.signIn, randomId())
+  if (getRefreshToken() !== undefined && getSignInId() === undefined) write(signInIdCookie, randomId())
   signInId = getSignInId()
 }
 
@@ -105,17 +104,17 @@ export function setTokens(token: SignAnswer['token'], startedIn: number, signIn 
   if (!isCurrentGeneration(startedIn)) return false
   if (signIn) {
     signInId = randomId()
-    write(names.signIn, signInId)
+    write(signInIdCookie, signInId)
     // One attempt key for the sign-in, kept by every exchange: the browser adds the cookie when a call
     // goes out, so a tab that read the refresh token just before another tab's exchange was answered
     // still sends the key that token was exchanged with (a new key per token would make that reuse,
     // and end the sign-in). The server derives each successor from the token and the key.
-    write(names.retryKey, randomId())
+    write(refreshRetryKeyCookie, randomId())
   } else if (!isOwnSignIn()) {
     return false
   }
-  write(names.access, token.access)
-  write(names.refresh, token.refresh)
+  write(accessTokenCookie, token.access)
+  write(refreshTokenCookie, token.refresh)
   return true
 }
 
@@ -130,10 +129,10 @@ export function removeTokens() {
   ended.abort()
   const id = getSignInId()
   if (id === undefined || id === signInId) {
-    Cookies.remove(names.access, attributes())
-    Cookies.remove(names.refresh, attributes())
-    Cookies.remove(names.retryKey, attributes())
-    Cookies.remove(names.signIn, attributes())
+    Cookies.remove(accessTokenCookie, attributes())
+    Cookies.remove(refreshTokenCookie, attributes())
+    Cookies.remove(refreshRetryKeyCookie, attributes())
+    Cookies.remove(signInIdCookie, attributes())
   }
   signInId = undefined
 }

@@ -6,9 +6,9 @@ import { fireEvent, screen } from '@testing-library/react'
 import Cookies from 'js-cookie'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { signIn } from '../../src/features/auth/sign-in.ts'
-import { keepTotals } from '../../src/lib/kept-totals.ts'
 import { page } from '../../src/lib/page.ts'
 import { adoptSignIn } from '../../src/lib/tokens.ts'
+import { keepTotals } from '../../src/shell/kept-totals.ts'
 import { signedIn, startAt } from './app-at.tsx'
 import { fakeServer, json } from './fake-server.ts'
 
@@ -118,7 +118,7 @@ describe('at 00:30 on the 1st in Korea, it is still last month (UTC) everywhere'
       document.body.innerHTML = '<div id="root"></div>'
       window.history.replaceState(null, '', address)
       vi.resetModules()
-      await import('../../src/paint-first.ts')
+      await import('../../src/shell/paint-first.ts')
       expect(document.querySelector('.kept-totals'), address).not.toBeNull()
     }
   })

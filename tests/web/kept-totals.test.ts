@@ -1,8 +1,9 @@
 import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
-import { type KeptTotals, keepTotals, keptTotalsKey } from '../../src/lib/kept-totals.ts'
 import { wipeDevice } from '../../src/lib/session-state.ts'
 import { adoptSignIn } from '../../src/lib/tokens.ts'
+import { type KeptTotals, keepTotals } from '../../src/shell/kept-totals.ts'
+import { keptTotalsKey } from '../../src/shell/names.ts'
 
 const today = new Date()
 const kept: KeptTotals = {
@@ -22,7 +23,7 @@ async function openPage(address: string) {
   document.body.innerHTML = '<header class="shell-header"></header><div id="root"></div>'
   window.history.replaceState(null, '', address)
   vi.resetModules()
-  await import('../../src/paint-first.ts')
+  await import('../../src/shell/paint-first.ts')
   return document.querySelector<HTMLElement>('.kept-totals')
 }
 
@@ -96,73 +97,5 @@ describe('the totals last shown, painted before the app runs', () => {
     expect(document.querySelector('.kept-totals')).toBeNull()
     keepTotals(kept)
     expect(localStorage.getItem(keptTotalsKey)).toBeNull()
-  })
-})
-
-describe("index.html's login form", () => {
-  /** index.html's body, hidden form included, with the painter run at `address`. */
-  async function openWithForm(address: string) {
-    document.body.innerHTML =
-      '<header class="shell-header"></header><main class="login-main login-shell" hidden></main><div id="root"></div>'
-    window.history.replaceState(null, '', address)
-    vi.resetModules()
-    await import('../../src/paint-first.ts')
-    return document.querySelector<HTMLElement>('.login-shell')
-  }
-
-  it('is shown to a visitor not signed in on the login screen and the sales screen', async () => {
-    setLoggedIn(false)
-    Cookies.remove('refreshToken', { path: '/' })
-    expect((await openWithForm('/login'))?.hidden).toBe(false)
-    expect((await openWithForm('/'))?.hidden).toBe(false)
-    localStorage.removeItem('user-sotre')
-    expect((await openWithForm('/'))?.hidden).toBe(false)
-  })
-
-  it("enables its code button as the app's form does, and keeps a press for the app", async () => {
-    setLoggedIn(false)
-    const { isPhoneComplete } = await import('../../src/features/auth/sign-in.ts')
-    const html = (await import('../../index.html?raw')).default
-    // index.html's own form, without its scripts.
-    const form = html.match(/<main class="login-main login-shell"[\s\S]*?<\/main>/)?.[0] ?? ''
-    document.body.innerHTML = `${form}<div id="root"></div>`
-    window.history.replaceState(null, '', '/login')
-    vi.resetModules()
-    await import('../../src/paint-first.ts')
-    const shell = document.querySelector<HTMLElement>('.login-shell') as HTMLElement
-    const phone = shell.querySelector('input') as HTMLInputElement
-    const button = shell.querySelector('button') as HTMLButtonElement
-    expect(button.disabled).toBe(true)
-    for (const typed of [
-      '0101234567',
-      '01012345678',
-      '010-1234-5678',
-      '010 1234 567',
-      '010123456',
-      '010123456789',
-      '01o12345678',
-      '',
-    ]) {
-      phone.value = typed
-      phone.dispatchEvent(new Event('input', { bubbles: true }))
-      expect(button.disabled, typed).toBe(!isPhoneComplete(typed))
-    }
-    phone.value = '0101234'
-    shell.querySelector('form')?.requestSubmit()
-    expect(shell.dataset.requested).toBeUndefined()
-    phone.value = '01012345678'
-    shell.querySelector('form')?.requestSubmit()
-    expect(shell.dataset.requested).toBe('true')
-  })
-
-  it('is removed for someone signed in, and on any other screen', async () => {
-    expect(await openWithForm('/login')).toBeNull()
-    expect(await openWithForm('/')).toBeNull()
-    // Signed in as the guards see it, although the refresh token's cookie is gone (expired): the app
-    // opens the sales screen first, so the form would be lost under it.
-    Cookies.remove('refreshToken', { path: '/' })
-    expect(await openWithForm('/')).toBeNull()
-    setLoggedIn(false)
-    expect(await openWithForm('/stores')).toBeNull()
   })
 })

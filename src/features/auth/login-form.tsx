@@ -1,9 +1,10 @@
 // The login screen's two steps: the phone number with 'get verification code', then the code with
 // 'Login'. One step is active at a time; Enter in a field presses its button.
 import { type FormEvent, useEffect, useLayoutEffect, useRef, useState } from 'react'
+import { isPhoneComplete } from '../../../contract/phone.ts'
+import { takeOverLoginShell } from '../../shell/login-shell.ts'
 import { countdownLabel, durationText, useCountdown } from './countdown.ts'
-import { removeLoginShell, typedBeforeApp } from './login-shell.ts'
-import { isCodeComplete, isPhoneComplete, requestCode, signIn } from './sign-in.ts'
+import { isCodeComplete, requestCode, signIn } from './sign-in.ts'
 
 /** Focus moves to the code field 9 ms after a code was requested. */
 const focusDelayMs = 9
@@ -24,8 +25,7 @@ export function LoginForm({ onSignedIn }: { onSignedIn(): void }) {
   // and this field gets the number, the focus and the caret at once, so that a phone's keyboard has no
   // moment without a focused field to close on. The state follows.
   useLayoutEffect(() => {
-    const typed = typedBeforeApp()
-    removeLoginShell()
+    const typed = takeOverLoginShell()
     const input = phoneInput.current
     if (!typed || !input) return
     input.value = typed.phone

@@ -2,6 +2,7 @@
 // reloads the product's error rules give (docs/product.md §4.1 and §6).
 import type { PhoneAnswer, SignAnswer } from '../../../contract/api.ts'
 import { storeSignInOpens } from '../../../contract/opened-store.ts'
+import { phoneDigits } from '../../../contract/phone.ts'
 import {
   EmptyAnswerError,
   HttpError,
@@ -16,9 +17,6 @@ import { sessionGeneration, setTokens } from '../../lib/tokens.ts'
 import { codeSeconds } from './countdown.ts'
 import { endSession } from './session.ts'
 
-/** Digits only: hyphens and spaces in what the owner types are ignored. */
-const phoneDigits = (phone: string) => phone.replace(/[\s-]/g, '')
-export const isPhoneComplete = (phone: string) => /^[0-9]{10,11}$/.test(phoneDigits(phone))
 export const isCodeComplete = (code: string) => /^[0-9]{4}$/.test(code.trim())
 
 /**

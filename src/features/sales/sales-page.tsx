@@ -15,12 +15,12 @@ import {
   yearComparison,
 } from '../../lib/comparisons.ts'
 import { compactNumber, dayAndTime, failedRefreshNote, won } from '../../lib/format.ts'
-import { keepTotals } from '../../lib/kept-totals.ts'
 import { useOnline } from '../../lib/online.ts'
 import { quietStoreOf, quietStoreText } from '../../lib/quiet-store.ts'
 import { useStoreStore } from '../../lib/session-state.ts'
 import { usageQuery } from '../../lib/usage.ts'
 import { useMinuteTick } from '../../lib/use-minute-tick.ts'
+import { keepTotals } from '../../shell/kept-totals.ts'
 import { type Buckets, daysInMonth } from '../../workers/buckets.ts'
 import { dayStartNote } from './day-start.ts'
 import { HoursSection } from './hours-section.tsx'
@@ -87,7 +87,7 @@ export function SalesPage({
   // One reading of the clock for the whole render, handed down: every part of the screen agrees on now.
   const now = clockNow()
   const storeName = useStoreStore((state) => state.stores.find((store) => store.id === storeId)?.name)
-  // The totals shown, kept for the next visit to paint at once (lib/kept-totals.ts).
+  // The totals shown, kept for the next visit to paint at once (shell/kept-totals.ts).
   const { year, month } = period
   const yearTotal = shown.buckets?.total
   const monthTotal = shown.buckets?.months[month - 1]

@@ -6,12 +6,12 @@ import { afterEach, beforeEach, describe, expect, it, type Mock, vi } from 'vite
 import { endSession, watchForSignOutElsewhere } from '../../../src/features/auth/session.ts'
 import { recheckSession } from '../../../src/features/auth/session-check.ts'
 import { onSessionEnded, request, SessionEndedError } from '../../../src/lib/api.ts'
-import { keepTotals } from '../../../src/lib/kept-totals.ts'
 import { page } from '../../../src/lib/page.ts'
 import { queryClient, restored } from '../../../src/lib/query-client.ts'
 import { useStoreStore, useUserStore, wipeDevice } from '../../../src/lib/session-state.ts'
 import { adoptSignIn, isSessionCurrent, sessionGeneration } from '../../../src/lib/tokens.ts'
 import { usageKeys } from '../../../src/lib/usage.ts'
+import { keepTotals } from '../../../src/shell/kept-totals.ts'
 import { bucketUsage } from '../../../src/workers/bucket-records.ts'
 import { fakeServer, json } from '../fake-server.ts'
 

@@ -1,6 +1,7 @@
 // What a slow phone shows before the app's code has arrived and run, painted at once. index.html loads
-// this as a classic script of its own (vite.config.ts), which runs while the page is parsed; main.tsx
-// removes what it painted as soon as the router has rendered the first screen.
+// this as a classic script of its own (build/index-html.ts), which runs while the page is parsed;
+// removeShell (remove-shell.ts) removes what it painted as soon as the router has rendered the first
+// screen.
 //
 // - To a visitor not signed in: index.html's login form (it is hidden until this says so), usable at
 //   once: on 3G the app's code takes about 3 s to arrive on a first visit, and the phone number can be
@@ -12,15 +13,25 @@
 //   the route opens for the address (figures/sales-search.ts: the address's, or the remembered store and
 //   this month, UTC); the app then shows the same figures from the device, and fresher ones next.
 //
-// It loads nothing at run time: the two small pure modules it imports (src/figures/) are built into it,
-// a copy of its own (vite.config.ts), so it is one small file.
-import { salesSearchOf } from './figures/sales-search.ts'
-import type { KeptTotalsOfSignIn } from './lib/kept-totals.ts'
+// It loads nothing at run time: the small pure modules it imports (the names it shares with the app,
+// the phone rule and src/figures/'s address rule) are built into it, a copy of its own
+// (build/index-html.ts), so it is one small file.
+import { isPhoneComplete } from '../../contract/phone.ts'
+import { salesSearchOf } from '../figures/sales-search.ts'
+import type { KeptTotalsOfSignIn } from './kept-totals.ts'
+import {
+  keptTotalsClass,
+  keptTotalsKey,
+  loginPath,
+  loginShellSelector,
+  refreshTokenCookie,
+  salesPath,
+  signInIdCookie,
+  storesStorageKey,
+  userStorageKey,
+} from './names.ts'
 
 // (A classic script's top-level names land on `window`: the build wraps all of it in one function.)
-
-/** lib/kept-totals.ts's keptTotalsKey (a unit test checks that they agree). */
-const keptTotalsKey = 'laundry-kept-totals'
 
 function read<T>(key: string): T | null {
   try {
@@ -40,7 +51,7 @@ function cookie(name: string) {
 
 /** The stores the device remembers (lib/session-state.ts): the user's, and the selected one. */
 const stores = read<{ state?: { stores?: { id?: number }[]; store?: { id?: number } | null } }>(
-  'store-store',
+  storesStorageKey,
 )?.state
 
 /**
@@ -67,13 +78,14 @@ function element(tag: string, className: string, text?: string) {
  */
 function paintKeptTotals(signedIn: boolean) {
   const kept = read<KeptTotalsOfSignIn>(keptTotalsKey)
-  if (!kept || !signedIn || location.pathname !== '/' || document.querySelector('.kept-totals')) return
-  if (!kept.signInId || cookie('signInId') !== kept.signInId) return
+  if (!kept || !signedIn || location.pathname !== salesPath || document.querySelector(`.${keptTotalsClass}`))
+    return
+  if (!kept.signInId || cookie(signInIdCookie) !== kept.signInId) return
   if (!stores?.stores?.some((store) => store.id === kept.storeId)) return
   const { storeId, year, month } = selection()
   if (storeId !== kept.storeId || year !== kept.year || month !== kept.month) return
 
-  const section = element('section', 'kept-totals')
+  const section = element('section', keptTotalsClass)
   section.setAttribute('aria-label', `${kept.storeName} 매출`)
   section.setAttribute('aria-busy', 'true')
   section.append(element('p', 'kept-totals-store', kept.storeName))
@@ -95,36 +107,35 @@ function paintKeptTotals(signedIn: boolean) {
 /**
  * Shows index.html's login form to a visitor not signed in who opens the login screen (or the sales
  * screen, which sends them there); anywhere else it is removed. The app's login form takes over what
- * was typed into it (features/auth/login-shell.ts).
+ * was typed into it (login-shell.ts).
  */
 function showLoginForm(signedIn: boolean) {
-  const form = document.querySelector<HTMLElement>('.login-shell')
+  const form = document.querySelector<HTMLElement>(loginShellSelector)
   if (!form) return
-  if (signedIn || (location.pathname !== '/login' && location.pathname !== '/')) {
+  if (signedIn || (location.pathname !== loginPath && location.pathname !== salesPath)) {
     form.remove()
     return
   }
   form.hidden = false
-  // Its code button works as the app's does: enabled by a full number (isPhoneComplete of
-  // features/auth/sign-in.ts; a unit test checks that they agree), and a press, or Enter, is kept
-  // for the app's form, which makes it again when it takes over.
+  // Its code button works as the app's does: enabled by a full number (contract/phone.ts, the app's
+  // rule, built in), and a press, or Enter, is kept for the app's form, which makes it again when it
+  // takes over.
   const step = form.querySelector('form')
   const phone = step?.querySelector('input')
   const button = step?.querySelector('button')
   if (!step || !phone || !button) return
-  const complete = () => /^[0-9]{10,11}$/.test(phone.value.replace(/[\s-]/g, ''))
   phone.addEventListener('input', () => {
-    button.disabled = !complete()
+    button.disabled = !isPhoneComplete(phone.value)
   })
   step.addEventListener('submit', (event) => {
     event.preventDefault()
-    if (complete()) form.dataset.requested = 'true'
+    if (isPhoneComplete(phone.value)) form.dataset.requested = 'true'
   })
 }
 
 // Signed in as the app's guards see it (the user state in local storage, lib/session-state.ts): the
 // login form is for the others. The kept totals want the refresh token's cookie too, without which
 // the app's start-up check ends the session.
-const loggedIn = read<{ state?: { isLoggedIn?: unknown } }>('user-sotre')?.state?.isLoggedIn === true
+const loggedIn = read<{ state?: { isLoggedIn?: unknown } }>(userStorageKey)?.state?.isLoggedIn === true
 showLoginForm(loggedIn)
-paintKeptTotals(loggedIn && cookie('refreshToken') !== undefined)
+paintKeptTotals(loggedIn && cookie(refreshTokenCookie) !== undefined)

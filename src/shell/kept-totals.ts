@@ -1,13 +1,13 @@
 // The two totals the sales screen last showed, kept apart from the figures so that a repeat visit can
-// paint them at once, before the app's code has arrived and run (src/paint-first.ts, a script of
-// its own that index.html loads). They are kept formatted: the painter carries no code of ours but
-// itself and the two small modules of src/figures/ built into it. Written only for this tab's own sign-in (sign-in-storage.ts), with that
-// sign-in's id, so that the painter never shows them under another sign-in; wipeDevice forgets them
-// with everything else, and a profile that no longer lists their store forgets them too.
-import { signInStorage } from './sign-in-storage.ts'
-import { getSignInId } from './tokens.ts'
-
-export const keptTotalsKey = 'laundry-kept-totals'
+// paint them at once, before the app's code has arrived and run (paint-first.ts, a script of its own
+// that index.html loads). They are kept formatted: the painter carries no code of ours but itself and
+// the few small pure modules built into it (build/index-html.ts). Written only for this tab's own
+// sign-in (lib/sign-in-storage.ts), with that sign-in's id, so that the painter never shows them under
+// another sign-in; wipeDevice forgets them with everything else, and a profile that no longer lists
+// their store forgets them too.
+import { signInStorage } from '../lib/sign-in-storage.ts'
+import { getSignInId } from '../lib/tokens.ts'
+import { keptTotalsKey } from './names.ts'
 
 export interface KeptTotals {
   storeId: number
