@@ -5,7 +5,7 @@
 import { create } from 'zustand'
 import { createJSONStorage, persist } from 'zustand/middleware'
 import type { ProfileAnswer, Store, User } from '../../contract/api.ts'
-import { dropUsageEarly } from './early-usage.ts'
+import { dropUsageEarly } from '../figures/year-request.ts'
 import { forgetTotals, forgetTotalsUnlessOf } from './kept-totals.ts'
 import { clearProblem } from './problem.ts'
 import { signInStorage } from './sign-in-storage.ts'

@@ -1,12 +1,12 @@
 import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { recheckSession } from '../../src/features/auth/session-check.ts'
+import { usageKeys } from '../../src/figures/year-query.ts'
 import { onSessionEnded } from '../../src/lib/api.ts'
 import { type KeptTotals, keepTotals, keptTotalsKey } from '../../src/lib/kept-totals.ts'
 import { page } from '../../src/lib/page.ts'
 import { queryClient, restored } from '../../src/lib/query-client.ts'
 import { useStoreStore, useUserStore, wipeDevice } from '../../src/lib/session-state.ts'
-import { usageKeys } from '../../src/lib/usage.ts'
 import { bucketUsage } from '../../src/workers/bucket-records.ts'
 import { fakeServer, json, offline } from './fake-server.ts'
 

@@ -1,6 +1,7 @@
 // The sign-in steps: ask for a code, sign in with it, take in the profile; with the alerts and the
 // reloads the product's error rules give (docs/product.md §4.1 and §6).
 import type { PhoneAnswer, SignAnswer } from '../../../contract/api.ts'
+import { askUsageEarly } from '../../figures/year-request.ts'
 import {
   EmptyAnswerError,
   HttpError,
@@ -8,7 +9,6 @@ import {
   reloadForEmptyAnswer,
   requestJson,
 } from '../../lib/api.ts'
-import { askUsageEarly } from '../../lib/early-usage.ts'
 import { page, reloadFor } from '../../lib/page.ts'
 import { applyProfile, useUserStore, wipeDevice } from '../../lib/session-state.ts'
 import { sessionGeneration, setTokens } from '../../lib/tokens.ts'
@@ -74,7 +74,7 @@ export async function signIn(phone: string, code: string): Promise<boolean> {
     if (!setTokens(signed.token, startedIn, true)) return false
     tokensStored = true
     // The figures of the store this sign-in opens are asked for as soon as it is known: named in our
-    // server's answer (while the profile is fetched), else by the profile (lib/early-usage.ts).
+    // server's answer (while the profile is fetched), else by the profile (figures/year-request.ts).
     const named = signed.firstStoreId
     if (typeof named === 'number' && Number.isSafeInteger(named) && named > 0) askUsageEarly(named)
     const profile = await fetchProfile()
