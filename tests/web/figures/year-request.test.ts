@@ -1,4 +1,4 @@
-// A sign-in asks for the figures of the store it opens as soon as that store is known (lib/early-usage.ts),
+// A sign-in asks for the figures of the store it opens as soon as that store is known (figures/year-request.ts),
 // and the usage query takes that answer over rather than asking again.
 import { QueryClient } from '@tanstack/react-query'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
