@@ -3,8 +3,8 @@
 // records in the compact encoding (contract/usage-compact.ts) against the JSON fast path.
 import { encodeUsage } from '../contract/usage-compact.ts'
 import { compactUsageType } from '../contract/usage-compact-type.ts'
+import { type Buckets, emptyBuckets } from '../src/figures/buckets.ts'
 import { bucketUsage, scanCanonical } from '../src/workers/bucket-records.ts'
-import { type Buckets, emptyBuckets } from '../src/workers/buckets.ts'
 
 /** `count` records spread over `year`, sorted, deterministic: createdAt (ms) and amount columns. */
 function records(count: number, year: number) {

@@ -38,8 +38,9 @@ const onDemandBySignedIn = [
 ]
 /** Vite's preload helper, which every page's start needs (Rolldown's runtime keeps a file of its own). */
 const isPreloadHelper = (id: string) => /^\0vite\/preload-helper/.test(id)
-/** The buckets module (their shape and calendar helpers): the sales screen, the overview and the code above share it. */
-const buckets = sourceFile('src/workers/buckets.ts')
+/** The buckets' shape and their calendar: the sales screen, the overview and the code above share them. */
+const buckets = sourceFile('src/figures/buckets.ts')
+const calendar = sourceFile('src/figures/calendar.ts')
 
 /** This app's modules that every page needs at start, kept in the `app` chunk with the libraries. */
 const startSourceNames = [
@@ -63,7 +64,7 @@ const startSourceNames = [
   'src/figures/clock.ts',
   'src/figures/sales-search.ts',
   // The login screen and the signed-in screens share them: a file of their own would be one more request.
-  'src/lib/early-usage.ts',
+  'src/figures/year-request.ts',
   'contract/usage-compact-type.ts',
 ]
 const startSources = startSourceNames.map(sourceFile)
@@ -151,7 +152,8 @@ export const checkChunkRules = () =>
     'signed-in': [
       { what: "the signed-in routes' split chunks", test: isSignedInSplit },
       { what: 'src/lib/query-client.ts', test: (id) => id === queryClient },
-      { what: 'src/workers/buckets.ts', test: (id) => id === buckets },
+      { what: 'src/figures/buckets.ts', test: (id) => id === buckets },
+      { what: 'src/figures/calendar.ts', test: (id) => id === calendar },
     ],
     app: [
       ...startSources.map((file, i) => ({

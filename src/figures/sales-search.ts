@@ -1,7 +1,7 @@
 // The sales screen's address, `/?store=2&year=2026&month=11`, read one way: by the route (its
 // validateSearch, on what TanStack Router parsed) and by the first painter (on the raw address, parsed
 // here as the router parses it), so that the painter paints only what the screen will open
-// (tests/web/sales-search.test.ts feeds both the same addresses). The painter inlines this file.
+// (tests/web/figures/sales-search.test.ts feeds both the same addresses). The painter inlines this file.
 import { currentPeriod, type Period } from './clock.ts'
 
 /** What the route hands the sales screen: the period, and the store when the address names one. */

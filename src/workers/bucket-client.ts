@@ -1,8 +1,9 @@
 // Hands usage bytes to the bucketing worker and resolves with its buckets. Where a worker cannot run
 // (an old browser, a test environment, a worker that failed to load), bucketing runs here instead,
 // with the same code loaded on demand.
+
+import type { Buckets } from '../figures/buckets.ts'
 import type { BucketReply, BucketRequest } from './bucket.worker.ts'
-import type { Buckets } from './buckets.ts'
 
 type Pending = { resolve(buckets: Buckets): void; reject(error: Error): void }
 

@@ -7,9 +7,8 @@
 import { isValid, parseISO } from 'date-fns'
 import * as canonical from '../../contract/usage-bytes.ts'
 import { decodeUsage, isCompactUsageType } from '../../contract/usage-compact.ts'
-import { type Buckets, dayOfYear, daysInMonth, emptyBuckets } from './buckets.ts'
-
-const hourMs = 3_600_000
+import { type Buckets, emptyBuckets } from '../figures/buckets.ts'
+import { dayOfYear, daysInMonth, hourMs } from '../figures/calendar.ts'
 
 /**
  * Adds one valid record of the buckets' year, given its UTC hour index in the year (day of year × 24 +

@@ -1,7 +1,8 @@
 // Runs bucketing off the main thread: it receives the response bytes (transferred, not copied) with
 // their Content-Type and answers with the buckets only.
+
+import type { Buckets } from '../figures/buckets.ts'
 import { bucketUsage } from './bucket-records.ts'
-import type { Buckets } from './buckets.ts'
 
 export interface BucketRequest {
   id: number

@@ -144,7 +144,7 @@ describe('the login form', () => {
     expect(fake.calls.map((call) => `${call.method} ${call.path}`).slice(-3)).toEqual([
       'POST /api/v0/user/sign',
       'GET /api/v0/user',
-      // The opened store's figures, asked for as soon as the profile names it (lib/early-usage.ts).
+      // The opened store's figures, asked for as soon as the profile names it (figures/year-request.ts).
       'GET /api/v0/store/1/usage',
     ])
     expect(fake.calls.at(-3)).toMatchObject({ body: { phone: '01012345678', code: '1234' } })

@@ -3,8 +3,8 @@
 import { act, fireEvent, screen } from '@testing-library/react'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { currentPeriod } from '../../src/figures/clock.ts'
+import { usageKeys } from '../../src/figures/year-query.ts'
 import { useStoreStore } from '../../src/lib/session-state.ts'
-import { usageKeys } from '../../src/lib/usage.ts'
 import { signedIn, startAt } from './app-at.tsx'
 import { fakeServer, json } from './fake-server.ts'
 

@@ -4,9 +4,9 @@ import Cookies from 'js-cookie'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { Period } from '../../src/features/sales/period.ts'
 import { SalesPage } from '../../src/features/sales/sales-page.tsx'
+import { emptyBuckets } from '../../src/figures/buckets.ts'
+import { type Usage, usageKeys } from '../../src/figures/year-query.ts'
 import { useStoreStore } from '../../src/lib/session-state.ts'
-import { type Usage, usageKeys } from '../../src/lib/usage.ts'
-import { emptyBuckets } from '../../src/workers/buckets.ts'
 import { type Call, fakeServer, json } from './fake-server.ts'
 
 const store = { id: 1, name: '역삼점', images: [] }

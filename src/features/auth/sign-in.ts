@@ -3,6 +3,7 @@
 import type { PhoneAnswer, SignAnswer } from '../../../contract/api.ts'
 import { storeSignInOpens } from '../../../contract/opened-store.ts'
 import { phoneDigits } from '../../../contract/phone.ts'
+import { askUsageEarly } from '../../figures/year-request.ts'
 import {
   EmptyAnswerError,
   HttpError,
@@ -10,7 +11,6 @@ import {
   reloadForEmptyAnswer,
   requestJson,
 } from '../../lib/api.ts'
-import { askUsageEarly } from '../../lib/early-usage.ts'
 import { page, reloadFor } from '../../lib/page.ts'
 import { applyProfile, fetchProfile, NoStoresError, noPermission } from '../../lib/session-state.ts'
 import { sessionGeneration, setTokens } from '../../lib/tokens.ts'
@@ -72,7 +72,7 @@ export async function signIn(phone: string, code: string): Promise<boolean> {
     if (!setTokens(signed.token, startedIn, true)) return false
     tokensStored = true
     // The figures of the store this sign-in opens are asked for as soon as it is known: named in our
-    // server's answer (while the profile is fetched), else by the profile (lib/early-usage.ts), by the
+    // server's answer (while the profile is fetched), else by the profile (figures/year-request.ts), by the
     // same rule (contract/opened-store.ts).
     const named = signed.firstStoreId
     if (typeof named === 'number' && Number.isSafeInteger(named) && named > 0) askUsageEarly(named)

@@ -1,6 +1,7 @@
 // The shown period as a CSV file the owner can open in Excel: the month's days, or the year's months,
 // with amount and number of sales, from the same buckets as the screen (so it works offline too).
 // Loaded only when the owner asks for a file.
+import { hasCome } from '../../figures/series.ts'
 import type { Period } from './period.ts'
 
 /** What the export reads of the buckets. */
@@ -18,18 +19,16 @@ const pad = (value: number) => String(value).padStart(2, '0')
 
 /**
  * The CSV text of one month (`period.month`) or, with `wholeYear`, of the year by month. Days and months
- * that have not yet come (after `today`, UTC) are left out: the file holds what happened. Amounts are
- * plain whole numbers (no separators), so a spreadsheet reads them as numbers.
+ * that have not yet come (after `today`, UTC: the charts' rule, figures/series.ts) are left out: the
+ * file holds what happened. Amounts are plain whole numbers (no separators), so a spreadsheet reads
+ * them as numbers.
  */
 export function periodCsv(source: ExportSource, period: Period, wholeYear: boolean, today: Date): string {
   const rows: string[] = []
-  const isPast = (year: number, month: number, day = 1) =>
-    Date.UTC(year, month - 1, day) <=
-    Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate())
   if (wholeYear) {
     rows.push('월,매출(원),결제 건수')
     source.months.forEach((sum, index) => {
-      if (isPast(source.year, index + 1))
+      if (hasCome(source.year, index + 1, 1, today))
         rows.push(`${source.year}-${pad(index + 1)},${sum},${source.monthCounts[index] ?? 0}`)
     })
   } else {
@@ -37,7 +36,7 @@ export function periodCsv(source: ExportSource, period: Period, wholeYear: boole
     const sums = source.days[period.month - 1] ?? []
     const counts = source.dayCounts[period.month - 1] ?? []
     sums.forEach((sum, index) => {
-      if (isPast(source.year, period.month, index + 1))
+      if (hasCome(source.year, period.month, index + 1, today))
         rows.push(`${source.year}-${pad(period.month)}-${pad(index + 1)},${sum},${counts[index] ?? 0}`)
     })
   }

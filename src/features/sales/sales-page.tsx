@@ -1,27 +1,20 @@
 // The sales screen below the header: month navigator, the year and month totals with their
 // comparisons, the two charts, the hours of the month, and the export.
-import { useQuery } from '@tanstack/react-query'
 import { useEffect, useMemo } from 'react'
 import { LineChart } from '../../charts/line-chart.tsx'
+import type { Buckets } from '../../figures/buckets.ts'
+import { daysInMonth } from '../../figures/calendar.ts'
 import { now as clockNow, currentPeriod } from '../../figures/clock.ts'
-import { OfflineError } from '../../lib/api.ts'
-import {
-  busiestHours,
-  deviceOffsetMinutes,
-  hourGrid,
-  monthComparison,
-  monthProjection,
-  todayComparison,
-  yearComparison,
-} from '../../lib/comparisons.ts'
+import { busiestHours, deviceOffsetMinutes, hourGrid } from '../../figures/hour-grid.ts'
+import { monthBefore, monthComparison, yearComparison } from '../../figures/periods.ts'
+import { quietStoreOf, quietStoreText } from '../../figures/quiet.ts'
+import { daySeries, monthSeries } from '../../figures/series.ts'
+import { monthProjection, todayComparison } from '../../figures/usual.ts'
+import { useYearFigures } from '../../figures/year-figures.ts'
 import { compactNumber, dayAndTime, failedRefreshNote, won } from '../../lib/format.ts'
-import { useOnline } from '../../lib/online.ts'
-import { quietStoreOf, quietStoreText } from '../../lib/quiet-store.ts'
 import { useStoreStore } from '../../lib/session-state.ts'
-import { usageQuery } from '../../lib/usage.ts'
 import { useMinuteTick } from '../../lib/use-minute-tick.ts'
 import { keepTotals } from '../../shell/kept-totals.ts'
-import { type Buckets, daysInMonth } from '../../workers/buckets.ts'
 import { dayStartNote } from './day-start.ts'
 import { HoursSection } from './hours-section.tsx'
 import { MonthNavigator } from './month-navigator.tsx'
@@ -34,41 +27,20 @@ const dayLabels = (year: number, month: number) =>
   Array.from({ length: daysInMonth(year, month) }, (_, index) => `${index + 1}일`)
 
 /**
- * What the screen shows: the buckets of the selected store and year, and only those. Figures of
- * another store or year are never shown in their place: while they load there is a loading state,
- * and when they cannot be fetched the store's kept figures show with their time, or an honest empty
- * state. "Figures stay as they were" holds for the same store and year: a failed refetch
- * keeps them. Offline, the figures kept on the device show with the time they were fetched; a period
- * never fetched is "not available".
+ * What the screen shows: the buckets of the selected store and year, and only those (figures/year-figures.ts).
+ * Figures of another store or year are never shown in their place: while they load there is a loading
+ * state, and when they cannot be fetched the store's kept figures show with their time, or an honest
+ * empty state. "Figures stay as they were" holds for the same store and year: a failed refetch keeps
+ * them. Offline, the figures kept on the device show with the time they were fetched; a period never
+ * fetched is "not available". A failed usage fetch is logged to the console.
  */
 function useShownBuckets(storeId: number, period: Period) {
-  const query = useQuery(usageQuery(storeId, period.year))
-  // Last year's figures, for the comparisons: asked for once this year's are shown (never holding up
-  // the first figures), through the same query and cache, so they are kept for offline use too.
-  const previous = useQuery({ ...usageQuery(storeId, period.year - 1), enabled: query.data !== undefined })
-  const online = useOnline()
-  // A failed usage fetch is logged to the console.
+  const shown = useYearFigures(storeId, period.year)
+  const { error } = shown
   useEffect(() => {
-    if (query.error) console.error(query.error)
-  }, [query.error])
-  // Offline as the device says, or as a fetch that got no answer shows (it keeps retrying).
-  const offline = !online || query.failureReason instanceof OfflineError
-  const buckets = query.data?.buckets
-  return {
-    buckets,
-    /** Last year's buckets, when fetched or kept; comparisons without them show `—`. */
-    previous: previous.data?.buckets,
-    offline,
-    /** Nothing of this store and year yet, and nothing known to be wrong: it is on its way. */
-    loading: !buckets && !query.isError && !offline,
-    /** Nothing of this store and year, and fetching failed. */
-    failed: !buckets && query.isError && !offline,
-    /** This store's and year's figures are shown, but the latest fetch of them failed. */
-    refreshFailed: Boolean(buckets) && query.isError && !offline,
-    unavailableOffline: offline && !buckets,
-    fetchedAt: buckets ? query.dataUpdatedAt : undefined,
-    retry: () => void query.refetch(),
-  }
+    if (error) console.error(error)
+  }, [error])
+  return shown
 }
 
 /** The sales of the store and period the route selected. */
@@ -110,9 +82,9 @@ export function SalesPage({
     <main className="sales">
       <SalesHeading storeName={storeName} period={period} />
       <MonthNavigator period={period} onChange={onPeriodChange} />
-      {shown.fetchedAt !== undefined && (shown.offline || shown.refreshFailed) && (
+      {shown.fetchedAt !== undefined && (shown.status === 'offline' || shown.status === 'refreshFailed') && (
         <p className="offline-notice" role="status">
-          {shown.offline
+          {shown.status === 'offline'
             ? `오프라인 · ${dayAndTime(shown.fetchedAt)} 기준`
             : failedRefreshNote(shown.fetchedAt)}
         </p>
@@ -121,7 +93,7 @@ export function SalesPage({
         <QuietNotice
           buckets={shown.buckets}
           previous={shown.previous}
-          current={!shown.offline && !shown.refreshFailed}
+          current={shown.status === 'current'}
           now={now}
         />
       )}
@@ -133,14 +105,14 @@ export function SalesPage({
           storeName={storeName}
           now={now}
         />
-      ) : shown.unavailableOffline ? (
+      ) : shown.status === 'offline' ? (
         <div className="sales-unavailable" role="status">
           <h2>오프라인에서는 볼 수 없는 기간입니다</h2>
           <p>
             {period.year}년 매출은 이 기기에 저장되어 있지 않습니다. 인터넷에 연결되면 자동으로 불러옵니다.
           </p>
         </div>
-      ) : shown.failed ? (
+      ) : shown.status === 'failed' ? (
         <div className="sales-unavailable" role="status">
           <h2>이 매장의 {period.year}년 매출을 불러오지 못했습니다</h2>
           <button type="button" className="retry-button" onClick={shown.retry}>
@@ -158,7 +130,7 @@ export function SalesPage({
   )
 }
 
-/** The store has gone unusually quiet today (lib/quiet-store.ts): said above its figures, from current ones only. */
+/** The store has gone unusually quiet today (figures/quiet.ts): said above its figures, from current ones only. */
 function QuietNotice({
   buckets,
   previous,
@@ -178,9 +150,6 @@ function QuietNotice({
   ) : null
 }
 
-const future = (year: number, month: number, day: number, now: Date) =>
-  Date.UTC(year, month - 1, day) > Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())
-
 function Figures({
   buckets,
   previous,
@@ -199,18 +168,9 @@ function Figures({
   const isCurrentMonth = year === today.year && month === today.month
   const labels = useMemo(() => dayLabels(year, month), [year, month])
   // The month before, from these buckets or, for January, last year's.
-  const before = month === 1 ? { buckets: previous, month: 12 } : { buckets, month: month - 1 }
-  const days = labels.map((_, index) =>
-    future(year, month, index + 1, now) ? null : (buckets.days[month - 1]?.[index] ?? 0),
-  )
-  const dayCounts = labels.map((_, index) =>
-    future(year, month, index + 1, now) ? null : (buckets.dayCounts[month - 1]?.[index] ?? 0),
-  )
-  const daysBefore = labels.map((_, index) => before.buckets?.days[before.month - 1]?.[index] ?? null)
-  const months = buckets.months.map((sum, index) => (future(year, index + 1, 1, now) ? null : sum))
-  const monthCounts = buckets.monthCounts.map((count, index) =>
-    future(year, index + 1, 1, now) ? null : count,
-  )
+  const before = monthBefore(buckets, previous, month)
+  const days = daySeries(buckets, previous, period, now)
+  const months = monthSeries(buckets, previous, year, now)
   const monthTotal = buckets.months[month - 1] ?? 0
   const grid = hourGrid(buckets, month, deviceOffsetMinutes(now))
 
@@ -238,10 +198,10 @@ function Figures({
       <LineChart
         title="이번 달 매출"
         labels={labels}
-        values={days}
+        values={days.values}
         valuesLabel={`${month}월`}
-        counts={dayCounts}
-        comparison={{ label: `${before.month}월`, values: daysBefore }}
+        counts={days.counts}
+        comparison={{ label: `${before.month}월`, values: days.earlier }}
         xLegend="날짜"
         yLegend="매출(원)"
         formatValue={won}
@@ -251,10 +211,10 @@ function Figures({
       <LineChart
         title="올해 매출"
         labels={monthLabels}
-        values={months}
+        values={months.values}
         valuesLabel={`${year}년`}
-        counts={monthCounts}
-        comparison={{ label: `${year - 1}년`, values: previous?.months ?? monthLabels.map(() => null) }}
+        counts={months.counts}
+        comparison={{ label: `${year - 1}년`, values: months.earlier }}
         xLegend="월"
         yLegend="매출(원)"
         formatValue={won}

@@ -4,49 +4,41 @@
 // the month so far against the month before up to the same day; the last sale. A total row for all
 // stores on top. A store that is unusually quiet is marked and sorted first. Each row opens that
 // store's sales of the month it shows (this month, UTC).
-import { type QueryClient, useQuery, useQueryClient } from '@tanstack/react-query'
+import { type QueryClient, useQueryClient } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import { useCallback, useSyncExternalStore } from 'react'
 import type { Store } from '../../../contract/api.ts'
 import { imageUrl } from '../../config.ts'
+import { cachedYearFigures } from '../../figures/cached-year-figures.ts'
 import { now as clockNow, currentPeriod } from '../../figures/clock.ts'
-import { OfflineError } from '../../lib/api.ts'
+import { monthBefore, monthComparison } from '../../figures/periods.ts'
+import { quietStoreOf, quietStoreText } from '../../figures/quiet.ts'
+import { todayComparison } from '../../figures/usual.ts'
+import { useYearFigures, type YearFigures } from '../../figures/year-figures.ts'
 import { Change } from '../../lib/change.tsx'
-import { monthComparison, todayComparison } from '../../lib/comparisons.ts'
 import { useDocumentTitle } from '../../lib/document-title.ts'
 import { dayAndTime, failedRefreshNote, salesCount, timeOfDay, won } from '../../lib/format.ts'
 import { useOnline } from '../../lib/online.ts'
-import { quietStoreOf, quietStoreText } from '../../lib/quiet-store.ts'
 import { useStoreStore } from '../../lib/session-state.ts'
-import { type Usage, usageKeys, usageQuery } from '../../lib/usage.ts'
 import { useMinuteTick } from '../../lib/use-minute-tick.ts'
-import type { Buckets } from '../../workers/buckets.ts'
 
-interface Row {
+/**
+ * A store's figures of this year and their status (figures/year-figures.ts): `offline` in a row is that
+ * store's fetch getting no answer (or the device being offline); `refreshFailed` figures may be out of
+ * date, and the row says so, as the sales screen does.
+ */
+interface Row extends YearFigures {
   store: Store
-  buckets: Buckets | undefined
-  previous: Buckets | undefined
-  failed: boolean
-  /** Its latest fetch got no answer (or the device is offline): its figures, if any, are the kept ones. */
-  unanswered: boolean
-  /**
-   * Its figures are kept from an earlier fetch, and its latest fetch was answered with an error (a
-   * server error, a refusal): they may be out of date, and the row says so, as the sales screen does.
-   */
-  refreshFailed: boolean
-  /** Its figures are the server's latest: no failed or unanswered fetch since. */
-  current: boolean
-  fetchedAt: number | undefined
 }
 
 /**
- * Keeps one store's figures fetched (and refetched like the sales screen's): this year's, and last
- * year's once this year's are in (early January's comparisons and the quiet rule's history). Renders
- * nothing: the overview reads the figures from the cache, all stores at once.
+ * Keeps one store's figures fetched (and refetched like the sales screen's), with the sales screen's
+ * hook: this year's, and last year's once this year's are in (early January's comparisons and the
+ * quiet rule's history). Renders nothing: the overview reads the figures from the cache, all stores
+ * at once, by the same rule.
  */
 function KeepFetched({ storeId, year }: { storeId: number; year: number }) {
-  const current = useQuery(usageQuery(storeId, year))
-  useQuery({ ...usageQuery(storeId, year - 1), enabled: current.data !== undefined })
+  useYearFigures(storeId, year)
   return null
 }
 
@@ -76,22 +68,8 @@ function useRows(stores: Store[], year: number): { rows: Row[]; offline: boolean
   const online = useOnline()
   const client = useQueryClient()
   useCacheChanges(client)
-  const rows = stores.map((store) => {
-    const state = client.getQueryState<Usage>(usageKeys.year(store.id, year))
-    const buckets = state?.data?.buckets
-    const unanswered = !online || state?.fetchFailureReason instanceof OfflineError
-    return {
-      store,
-      buckets,
-      previous: client.getQueryData<Usage>(usageKeys.year(store.id, year - 1))?.buckets,
-      failed: !buckets && state?.status === 'error' && !unanswered,
-      unanswered,
-      refreshFailed: Boolean(buckets) && state?.status === 'error' && !unanswered,
-      current: !unanswered && state?.status !== 'error',
-      fetchedAt: buckets ? state?.dataUpdatedAt : undefined,
-    }
-  })
-  return { rows, offline: !online || (rows.length > 0 && rows.every((row) => row.unanswered)) }
+  const rows = stores.map((store) => ({ store, ...cachedYearFigures(client, store.id, year, online) }))
+  return { rows, offline: !online || (rows.length > 0 && rows.every((row) => row.status === 'offline')) }
 }
 
 export function StoresOverview() {
@@ -107,9 +85,9 @@ export function StoresOverview() {
   const figures = rows.map((row) => {
     const today = row.buckets ? todayComparison(row.buckets, row.previous, now) : null
     const monthSoFar = row.buckets
-      ? monthComparison(row.buckets, month, month === 1 ? row.previous : row.buckets, now)
+      ? monthComparison(row.buckets, month, monthBefore(row.buckets, row.previous, month).buckets, now)
       : null
-    const quiet = row.buckets ? quietStoreOf(row.buckets, row.previous, now, row.current) : null
+    const quiet = row.buckets ? quietStoreOf(row.buckets, row.previous, now, row.status === 'current') : null
     return { ...row, today, monthSoFar, quiet }
   })
   // Quiet stores first; otherwise the stores' own order.
@@ -127,9 +105,10 @@ export function StoresOverview() {
   const totalNote = offline
     ? []
     : [
-        [shown.filter((row) => !row.current).length, '이전 매출로 합산'] as const,
+        [shown.filter((row) => row.status !== 'current').length, '이전 매출로 합산'] as const,
         [
-          figures.filter((row) => !row.buckets && (row.failed || row.unanswered)).length,
+          figures.filter((row) => !row.buckets && (row.status === 'failed' || row.status === 'offline'))
+            .length,
           '합계에서 빠짐',
         ] as const,
       ].flatMap(([stores, what]) => (stores > 0 ? [`매장 ${stores}곳은 ${what}`] : []))
@@ -185,10 +164,10 @@ export function StoresOverview() {
                 )}
                 <span>{row.store.name}</span>
               </span>
-              {row.unanswered && !offline && row.fetchedAt !== undefined && (
+              {row.status === 'offline' && !offline && row.fetchedAt !== undefined && (
                 <span className="store-row-note">연결 안 됨 · {dayAndTime(row.fetchedAt)} 기준</span>
               )}
-              {row.refreshFailed && row.fetchedAt !== undefined && (
+              {row.status === 'refreshFailed' && row.fetchedAt !== undefined && (
                 <span className="store-row-note">{failedRefreshNote(row.fetchedAt)}</span>
               )}
               {row.quiet && (
@@ -214,9 +193,9 @@ export function StoresOverview() {
                     {row.today.lastSaleAt === null ? '—' : timeOfDay(row.today.lastSaleAt)}
                   </span>
                 </span>
-              ) : row.failed ? (
+              ) : row.status === 'failed' ? (
                 <span className="store-row-figures">이 매장의 매출을 불러오지 못했습니다</span>
-              ) : row.unanswered ? (
+              ) : row.status === 'offline' ? (
                 <span className="store-row-figures">
                   {offline ? '이 기기에 저장된 매출이 없습니다' : '연결되지 않아 불러오지 못했습니다'}
                 </span>

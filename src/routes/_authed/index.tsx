@@ -2,7 +2,7 @@ import { createFileRoute, type SearchSchemaInput } from '@tanstack/react-router'
 import { SalesPage } from '../../features/sales/sales-page.tsx'
 import { currentPeriod } from '../../figures/clock.ts'
 import { type SalesSearch, salesSearch } from '../../figures/sales-search.ts'
-import { usageQuery } from '../../lib/usage.ts'
+import { usageQuery } from '../../figures/year-query.ts'
 
 // The sales screen's address: `/?store=2&year=2026&month=11`, every part optional, so a reload or Back
 // keeps what was shown. The period's default (this month, UTC) is applied here, once: a year and month

@@ -4,12 +4,12 @@ import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, type Mock, vi } from 'vitest'
 import { endSession, logOut } from '../../../src/features/auth/session.ts'
 import { recheckSession } from '../../../src/features/auth/session-check.ts'
+import { usageKeys, usageQuery } from '../../../src/figures/year-query.ts'
 import { onSessionEnded, request, StaleSessionError } from '../../../src/lib/api.ts'
 import { page } from '../../../src/lib/page.ts'
 import { queryClient, restored } from '../../../src/lib/query-client.ts'
 import { useStoreStore, useUserStore, wipeDevice } from '../../../src/lib/session-state.ts'
 import { removeTokens } from '../../../src/lib/tokens.ts'
-import { usageKeys, usageQuery } from '../../../src/lib/usage.ts'
 import { type Call, fakeServer, json } from '../fake-server.ts'
 
 const user = { id: 1, name: '김사장', phone: '01012345678', image: null }

@@ -1,15 +1,9 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { bucketExactly, bucketUsage, scanCanonical } from '../../src/workers/bucket-records.ts'
-import {
-  type Buckets,
-  daysInMonth,
-  emptyBuckets,
-  packBuckets,
-  packSeries,
-  unpackBuckets,
-  unpackSeries,
-} from '../../src/workers/buckets.ts'
+import { type Buckets, emptyBuckets } from '../../../src/figures/buckets.ts'
+import { daysInMonth } from '../../../src/figures/calendar.ts'
+import { packBuckets, packSeries, unpackBuckets, unpackSeries } from '../../../src/figures/kept-buckets.ts'
+import { bucketExactly, bucketUsage, scanCanonical } from '../../../src/workers/bucket-records.ts'
 
 /** A deterministic generator, so a failure can be reproduced. */
 function random(seed: number) {

@@ -1,8 +1,8 @@
 import { QueryClient } from '@tanstack/react-query'
 import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
-import { encodeUsage } from '../../contract/usage-compact.ts'
-import { compactUsageType, usageAccept } from '../../contract/usage-compact-type.ts'
+import { encodeUsage } from '../../../contract/usage-compact.ts'
+import { compactUsageType, usageAccept } from '../../../contract/usage-compact-type.ts'
 import {
   inTurns,
   type Usage,
@@ -10,8 +10,8 @@ import {
   usageKeys,
   usageQuery,
   usageRefetchMs,
-} from '../../src/lib/usage.ts'
-import { type Call, fakeServer, json } from './fake-server.ts'
+} from '../../../src/figures/year-query.ts'
+import { type Call, fakeServer, json } from '../fake-server.ts'
 
 const answer = (etag: string, usages: unknown[]) =>
   new Response(JSON.stringify({ usages }), {

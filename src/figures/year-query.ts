@@ -1,13 +1,12 @@
 // A store's sales of one year, as a query: fetched once, kept on the device, read by every screen
 // that shows figures (the sales screen and the stores overview), so none fetches it twice.
 import { queryOptions } from '@tanstack/react-query'
-import { usageAccept } from '../../contract/usage-compact-type.ts'
-import { currentPeriod } from '../figures/clock.ts'
+import { HttpError, StaleSessionError } from '../lib/api.ts'
+import { isSessionCurrent, sessionGeneration } from '../lib/tokens.ts'
 import { bucketInWorker } from '../workers/bucket-client.ts'
-import type { Buckets } from '../workers/buckets.ts'
-import { HttpError, request, StaleSessionError } from './api.ts'
-import { takeUsageEarly, usagePath } from './early-usage.ts'
-import { isSessionCurrent, sessionGeneration } from './tokens.ts'
+import type { Buckets } from './buckets.ts'
+import { currentPeriod } from './clock.ts'
+import { requestYear, takeUsageEarly } from './year-request.ts'
 
 /** What is cached and kept for offline use of one store and year: the buckets and the answer's ETag. */
 export interface Usage {
@@ -72,18 +71,12 @@ export const usageQuery = (storeId: number, year: number) =>
     queryFn: async ({ signal, client, queryKey }): Promise<Usage> => {
       const startedIn = sessionGeneration()
       const kept = client.getQueryData<Usage>(queryKey)
-      // The answer a sign-in asked for early (early-usage.ts), when nothing is kept to revalidate; if
+      // The answer a sign-in asked for early (year-request.ts), when nothing is kept to revalidate; if
       // that one failed, the query asks again itself.
       const early = kept ? undefined : takeUsageEarly(storeId, year)
       const response =
         (early && (await early.catch(() => undefined))) ??
-        (await inTurn(() =>
-          request(usagePath(storeId, year), {
-            signal,
-            ifNoneMatch: kept?.etag ?? undefined,
-            accept: usageAccept,
-          }),
-        ))
+        (await inTurn(() => requestYear(storeId, year, { signal, ifNoneMatch: kept?.etag ?? undefined })))
       if (response.status === 304) {
         if (!kept) throw new HttpError(304, '서버가 저장되지 않은 매출을 가리켰습니다.')
         if (!isSessionCurrent(startedIn)) throw new StaleSessionError()

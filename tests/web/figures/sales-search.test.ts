@@ -5,8 +5,8 @@
 import { defaultParseSearch } from '@tanstack/react-router'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { salesSearchOf } from '../../src/figures/sales-search.ts'
-import { Route } from '../../src/routes/_authed/index.tsx'
+import { salesSearchOf } from '../../../src/figures/sales-search.ts'
+import { Route } from '../../../src/routes/_authed/index.tsx'
 
 /** What the route hands the sales screen for an address's search, through the router's parser. */
 const routeReads = (search: string) =>

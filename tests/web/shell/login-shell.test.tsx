@@ -5,13 +5,13 @@ import { render, screen } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
-import { isPhoneComplete } from '../../contract/phone.ts'
-import { LoginForm } from '../../src/features/auth/login-form.tsx'
-import { page } from '../../src/lib/page.ts'
-import { useStoreStore, useUserStore } from '../../src/lib/session-state.ts'
-import { adoptSignIn } from '../../src/lib/tokens.ts'
-import { type KeptTotals, keepTotals } from '../../src/shell/kept-totals.ts'
-import { fakeServer, json } from './fake-server.ts'
+import { isPhoneComplete } from '../../../contract/phone.ts'
+import { LoginForm } from '../../../src/features/auth/login-form.tsx'
+import { page } from '../../../src/lib/page.ts'
+import { useStoreStore, useUserStore } from '../../../src/lib/session-state.ts'
+import { adoptSignIn } from '../../../src/lib/tokens.ts'
+import { type KeptTotals, keepTotals } from '../../../src/shell/kept-totals.ts'
+import { fakeServer, json } from '../fake-server.ts'
 
 const today = new Date()
 const kept: KeptTotals = {
@@ -59,7 +59,7 @@ describe("index.html's login form, shown by the first painter", () => {
       '<header class="shell-header"></header><main class="login-main login-shell" hidden></main><div id="root"></div>'
     window.history.replaceState(null, '', address)
     vi.resetModules()
-    await import('../../src/shell/paint-first.ts')
+    await import('../../../src/shell/paint-first.ts')
     return document.querySelector<HTMLElement>('.login-shell')
   }
 
@@ -74,13 +74,13 @@ describe("index.html's login form, shown by the first painter", () => {
 
   it("enables its code button as the app's form does, and keeps a press for the app", async () => {
     setLoggedIn(false)
-    const html = (await import('../../index.html?raw')).default
+    const html = (await import('../../../index.html?raw')).default
     // index.html's own form, without its scripts.
     const form = html.match(/<main class="login-main login-shell"[\s\S]*?<\/main>/)?.[0] ?? ''
     document.body.innerHTML = `${form}<div id="root"></div>`
     window.history.replaceState(null, '', '/login')
     vi.resetModules()
-    await import('../../src/shell/paint-first.ts')
+    await import('../../../src/shell/paint-first.ts')
     const shell = document.querySelector<HTMLElement>('.login-shell') as HTMLElement
     const phone = shell.querySelector('input') as HTMLInputElement
     const button = shell.querySelector('button') as HTMLButtonElement

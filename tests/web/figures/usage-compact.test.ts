@@ -3,10 +3,10 @@
 // records as the contract's JSON; and bytes that are not a whole answer are refused, never summed.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { decodeUsage, encodeUsage, isCompactUsageType } from '../../contract/usage-compact.ts'
-import { compactUsageType, usageAccept } from '../../contract/usage-compact-type.ts'
-import { bucketCompact, bucketUsage } from '../../src/workers/bucket-records.ts'
-import type { Buckets } from '../../src/workers/buckets.ts'
+import { decodeUsage, encodeUsage, isCompactUsageType } from '../../../contract/usage-compact.ts'
+import { compactUsageType, usageAccept } from '../../../contract/usage-compact-type.ts'
+import type { Buckets } from '../../../src/figures/buckets.ts'
+import { bucketCompact, bucketUsage } from '../../../src/workers/bucket-records.ts'
 
 type Record = { at: number; amount: number }
 

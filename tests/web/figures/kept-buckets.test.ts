@@ -2,8 +2,8 @@
 // back (on the next start) as the very buckets the screen had.
 import Cookies from 'js-cookie'
 import { beforeEach, expect, it, vi } from 'vitest'
-import { bucketUsage } from '../../src/workers/bucket-records.ts'
-import type { Buckets } from '../../src/workers/buckets.ts'
+import type { Buckets } from '../../../src/figures/buckets.ts'
+import { bucketUsage } from '../../../src/workers/bucket-records.ts'
 
 const usages = Array.from({ length: 3000 }, (_, i) => ({
   createdAt: new Date(Date.UTC(2026, 0, 1) + i * 9_876_543).toISOString(),
@@ -17,8 +17,8 @@ beforeEach(() => {
 const buckets = bucketUsage(new TextEncoder().encode(JSON.stringify({ usages })), 2026)
 
 it('keeps the hourly arrays packed, and a new start restores the same buckets', async () => {
-  const first = await import('../../src/lib/query-client.ts')
-  const { usageKeys } = await import('../../src/lib/usage.ts')
+  const first = await import('../../../src/lib/query-client.ts')
+  const { usageKeys } = await import('../../../src/figures/year-query.ts')
   await first.restored
   first.queryClient.setQueryData(usageKeys.year(1, 2026), { buckets, etag: 'W/"1"' })
   // The persister writes about a second after the cache changes.
@@ -33,15 +33,15 @@ it('keeps the hourly arrays packed, and a new start restores the same buckets', 
 
   // The next start of the app: fresh modules, the same local storage.
   vi.resetModules()
-  const next = await import('../../src/lib/query-client.ts')
+  const next = await import('../../../src/lib/query-client.ts')
   await next.restored
   const restored = next.queryClient.getQueryData<{ buckets: Buckets }>(usageKeys.year(1, 2026))
   expect(restored?.buckets).toEqual(buckets)
 })
 
 it('drops a damaged copy and restores the others', async () => {
-  const first = await import('../../src/lib/query-client.ts')
-  const { usageKeys } = await import('../../src/lib/usage.ts')
+  const first = await import('../../../src/lib/query-client.ts')
+  const { usageKeys } = await import('../../../src/figures/year-query.ts')
   await first.restored
   first.queryClient.setQueryData(usageKeys.year(1, 2026), { buckets, etag: 'W/"1"' })
   first.queryClient.setQueryData(usageKeys.year(2, 2026), { buckets, etag: 'W/"2"' })
@@ -54,7 +54,7 @@ it('drops a damaged copy and restores the others', async () => {
   localStorage.setItem('laundry-sales-cache', JSON.stringify(kept))
 
   vi.resetModules()
-  const next = await import('../../src/lib/query-client.ts')
+  const next = await import('../../../src/lib/query-client.ts')
   await next.restored
   expect(next.queryClient.getQueryData<{ buckets: Buckets }>(usageKeys.year(1, 2026))?.buckets).toEqual(
     buckets,
@@ -70,16 +70,16 @@ it.each([
   vi.resetModules()
   vi.spyOn(console, 'error').mockImplementation(() => {})
   localStorage.setItem('laundry-sales-cache', text)
-  const start = await import('../../src/lib/query-client.ts')
+  const start = await import('../../../src/lib/query-client.ts')
   await expect(start.restored).resolves.toBeUndefined()
   expect(start.queryClient.getQueryCache().getAll()).toHaveLength(0)
 })
 
 it('a save that the logout itself starts (clearing the cache) never writes the figures back', async () => {
   vi.resetModules()
-  const { queryClient, restored } = await import('../../src/lib/query-client.ts')
-  const { usageKeys } = await import('../../src/lib/usage.ts')
-  const { wipeDevice } = await import('../../src/lib/session-state.ts')
+  const { queryClient, restored } = await import('../../../src/lib/query-client.ts')
+  const { usageKeys } = await import('../../../src/figures/year-query.ts')
+  const { wipeDevice } = await import('../../../src/lib/session-state.ts')
   await restored
   queryClient.setQueryData(usageKeys.year(1, 2026), { buckets, etag: 'W/"1"' })
   queryClient.setQueryData(usageKeys.year(1, 2025), { buckets: { ...buckets, year: 2025 }, etag: 'W/"0"' })

@@ -5,12 +5,12 @@
 import { fireEvent, screen } from '@testing-library/react'
 import Cookies from 'js-cookie'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { signIn } from '../../src/features/auth/sign-in.ts'
-import { page } from '../../src/lib/page.ts'
-import { adoptSignIn } from '../../src/lib/tokens.ts'
-import { keepTotals } from '../../src/shell/kept-totals.ts'
-import { signedIn, startAt } from './app-at.tsx'
-import { fakeServer, json } from './fake-server.ts'
+import { signIn } from '../../../src/features/auth/sign-in.ts'
+import { page } from '../../../src/lib/page.ts'
+import { adoptSignIn } from '../../../src/lib/tokens.ts'
+import { keepTotals } from '../../../src/shell/kept-totals.ts'
+import { signedIn, startAt } from '../app-at.tsx'
+import { fakeServer, json } from '../fake-server.ts'
 
 /** 2027-01-01 00:30 in Korea. */
 const kstHalfPastMidnight = new Date('2026-12-31T15:30:00.000Z')
@@ -118,7 +118,7 @@ describe('at 00:30 on the 1st in Korea, it is still last month (UTC) everywhere'
       document.body.innerHTML = '<div id="root"></div>'
       window.history.replaceState(null, '', address)
       vi.resetModules()
-      await import('../../src/shell/paint-first.ts')
+      await import('../../../src/shell/paint-first.ts')
       expect(document.querySelector('.kept-totals'), address).not.toBeNull()
     }
   })

@@ -4,13 +4,13 @@
 // what the painter painted.
 import { createMemoryHistory, createRouter } from '@tanstack/react-router'
 import { describe, expect, it } from 'vitest'
-import indexHtml from '../../index.html?raw'
-import { sessionView } from '../../src/lib/session-state.ts'
-import mainSource from '../../src/main.tsx?raw'
-import { routeTree } from '../../src/routeTree.gen.ts'
-import { keptTotalsClass, loginPath, loginShellSelector, salesPath } from '../../src/shell/names.ts'
-import painterSource from '../../src/shell/paint-first.ts?raw'
-import { removeShell } from '../../src/shell/remove-shell.ts'
+import indexHtml from '../../../index.html?raw'
+import { sessionView } from '../../../src/lib/session-state.ts'
+import mainSource from '../../../src/main.tsx?raw'
+import { routeTree } from '../../../src/routeTree.gen.ts'
+import { keptTotalsClass, loginPath, loginShellSelector, salesPath } from '../../../src/shell/names.ts'
+import painterSource from '../../../src/shell/paint-first.ts?raw'
+import { removeShell } from '../../../src/shell/remove-shell.ts'
 
 /** index.html's element the app renders into, before which the painter paints. */
 const rootId = 'root'

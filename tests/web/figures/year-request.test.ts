@@ -1,14 +1,14 @@
-// A sign-in asks for the figures of the store it opens as soon as that store is known (lib/early-usage.ts),
+// A sign-in asks for the figures of the store it opens as soon as that store is known (figures/year-request.ts),
 // and the usage query takes that answer over rather than asking again.
 import { QueryClient } from '@tanstack/react-query'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
-import { signIn } from '../../src/features/auth/sign-in.ts'
-import { currentPeriod } from '../../src/figures/clock.ts'
-import { askUsageEarly, takeUsageEarly } from '../../src/lib/early-usage.ts'
-import { page } from '../../src/lib/page.ts'
-import { wipeDevice } from '../../src/lib/session-state.ts'
-import { usageQuery } from '../../src/lib/usage.ts'
-import { type Call, fakeServer, json } from './fake-server.ts'
+import { signIn } from '../../../src/features/auth/sign-in.ts'
+import { currentPeriod } from '../../../src/figures/clock.ts'
+import { usageQuery } from '../../../src/figures/year-query.ts'
+import { askUsageEarly, takeUsageEarly } from '../../../src/figures/year-request.ts'
+import { page } from '../../../src/lib/page.ts'
+import { wipeDevice } from '../../../src/lib/session-state.ts'
+import { type Call, fakeServer, json } from '../fake-server.ts'
 
 const { year } = currentPeriod()
 const user = { id: 1, name: '김사장', phone: '01012345678', image: null }

@@ -1,20 +1,12 @@
-// The sales screen's comparisons (src/features/sales/comparisons.ts), each against a slow reference
+// The sales screen's comparisons (src/figures/: periods.ts, usual.ts, hour-grid.ts), each against a slow reference
 // that works from the raw records: it filters them by instant ranges with Date arithmetic and sums.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import {
-  busiestHours,
-  change,
-  hourGrid,
-  monthComparison,
-  monthProjection,
-  periodTotals,
-  todayComparison,
-  weekdayLabels,
-  yearComparison,
-} from '../../src/lib/comparisons.ts'
-import { bucketUsage } from '../../src/workers/bucket-records.ts'
-import type { Buckets } from '../../src/workers/buckets.ts'
+import type { Buckets } from '../../../src/figures/buckets.ts'
+import { busiestHours, hourGrid, weekdayLabels } from '../../../src/figures/hour-grid.ts'
+import { change, monthComparison, periodTotals, yearComparison } from '../../../src/figures/periods.ts'
+import { monthProjection, todayComparison } from '../../../src/figures/usual.ts'
+import { bucketUsage } from '../../../src/workers/bucket-records.ts'
 
 type Row = { at: number; amount: number }
 const hour = 3_600_000

@@ -1,9 +1,9 @@
 import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
-import { wipeDevice } from '../../src/lib/session-state.ts'
-import { adoptSignIn } from '../../src/lib/tokens.ts'
-import { type KeptTotals, keepTotals } from '../../src/shell/kept-totals.ts'
-import { keptTotalsKey } from '../../src/shell/names.ts'
+import { wipeDevice } from '../../../src/lib/session-state.ts'
+import { adoptSignIn } from '../../../src/lib/tokens.ts'
+import { type KeptTotals, keepTotals } from '../../../src/shell/kept-totals.ts'
+import { keptTotalsKey } from '../../../src/shell/names.ts'
 
 const today = new Date()
 const kept: KeptTotals = {
@@ -23,7 +23,7 @@ async function openPage(address: string) {
   document.body.innerHTML = '<header class="shell-header"></header><div id="root"></div>'
   window.history.replaceState(null, '', address)
   vi.resetModules()
-  await import('../../src/shell/paint-first.ts')
+  await import('../../../src/shell/paint-first.ts')
   return document.querySelector<HTMLElement>('.kept-totals')
 }
 

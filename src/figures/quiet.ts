@@ -11,9 +11,13 @@
 //   than MIN_HISTORY_WEEKS of them the rule says nothing: too little history to know what is usual.
 // - The store is quiet when at least MIN_EXPECTED_SALES sales were expected in the span and none came.
 // - Offline the rule says nothing: we do not know what happened since the figures were fetched.
-
-import { currentPeriod } from '../figures/clock.ts'
-import type { Buckets } from '../workers/buckets.ts'
+//
+// The history is the one "the usual" reads (usual.ts: the store's years held, each hour found in its
+// year's buckets, the same weekday weeks before). Pure like it: no DOM, no React, nothing kept, no
+// clock (`now` is a parameter), so the server can run the very same rule for its alerts.
+import type { Buckets } from './buckets.ts'
+import { hourMs, startOfDay, yearOf, yearStart } from './calendar.ts'
+import { type History, hourOfYear, storeHistory, weeksBefore, yearHolding } from './usual.ts'
 
 /** How many previous weeks of the same weekday make the usual. */
 export const HISTORY_WEEKS = 8
@@ -36,27 +40,22 @@ export interface QuietStore {
   expectedSales: number
 }
 
-const hourMs = 60 * 60 * 1000
-const dayMs = 24 * hourMs
-const weekMs = 7 * dayMs
-
-/** The sale count of the UTC hour starting at `at` (a whole hour), or undefined when no bucket holds that year. */
-function countAt(history: HourlyHistory[], at: number): number | undefined {
-  const date = new Date(at)
-  const year = date.getUTCFullYear()
-  const buckets = history.find((candidate) => candidate.year === year)
+/** The sale count of the UTC hour an instant falls in, or undefined when the history does not hold its year. */
+function countAt(history: History<HourlyHistory>, at: number): number | undefined {
+  const buckets = yearHolding(history, at)
   if (!buckets) return undefined
-  const dayOfYear = Math.floor((at - Date.UTC(year, 0, 1)) / dayMs)
-  return buckets.hourCounts[dayOfYear * 24 + date.getUTCHours()] ?? 0
+  return buckets.hourCounts[hourOfYear(at)] ?? 0
 }
 
 /** The instant of the first hour with a sale in the history, or null when there is none. */
-function firstSaleHour(history: HourlyHistory[]): number | null {
+function firstSaleHour(history: History<HourlyHistory>): number | null {
   let first: number | null = null
-  for (const { year, hourCounts } of history) {
+  for (const buckets of history) {
+    if (!buckets) continue
+    const { year, hourCounts } = buckets
     const index = hourCounts.findIndex((count) => count > 0)
     if (index < 0) continue
-    const at = Date.UTC(year, 0, 1) + index * hourMs
+    const at = yearStart(year) + index * hourMs
     if (first === null || at < first) first = at
   }
   return first
@@ -73,21 +72,21 @@ export function quietStore({
   now,
   online,
 }: {
-  history: HourlyHistory[]
+  history: History<HourlyHistory>
   lastSaleAt: number | null
   now: Date
   online: boolean
 }): QuietStore | null {
   if (!online) return null
   const nowMs = now.getTime()
-  const startOfToday = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())
+  const startOfToday = startOfDay(nowMs)
   const from = Math.max(lastSaleAt ?? startOfToday, startOfToday)
   if (from >= nowMs) return null
   const firstSale = firstSaleHour(history)
   if (firstSale === null) return null
   // The weeks the store already had, counted on today's weekday.
   const weeks = Array.from({ length: HISTORY_WEEKS }, (_, index) => index + 1).filter(
-    (weeksBack) => startOfToday - weeksBack * weekMs >= Math.floor(firstSale / dayMs) * dayMs,
+    (weeksBack) => weeksBefore(startOfToday, weeksBack) >= startOfDay(firstSale),
   )
   if (weeks.length < MIN_HISTORY_WEEKS) return null
 
@@ -96,7 +95,7 @@ export function quietStore({
     // The part of this hour inside the span [from, now).
     const share = (Math.min(hour + hourMs, nowMs) - Math.max(hour, from)) / hourMs
     let sum = 0
-    for (const weeksBack of weeks) sum += countAt(history, hour - weeksBack * weekMs) ?? 0
+    for (const weeksBack of weeks) sum += countAt(history, weeksBefore(hour, weeksBack)) ?? 0
     expected += (sum / weeks.length) * share
   }
   if (expected < MIN_EXPECTED_SALES) return null
@@ -114,10 +113,12 @@ export function quietStoreOf(
   now: Date,
   current: boolean,
 ): QuietStore | null {
-  if (buckets.year !== currentPeriod(now).year) return null
+  if (buckets.year !== yearOf(now.getTime())) return null
+  const history = storeHistory(buckets, previous)
   return quietStore({
-    history: previous ? [buckets, previous] : [buckets],
-    lastSaleAt: buckets.lastSaleAt ?? previous?.lastSaleAt ?? null,
+    history,
+    // The last sale of this year, else of last year when the history holds it.
+    lastSaleAt: buckets.lastSaleAt ?? history[1]?.lastSaleAt ?? null,
     now,
     online: current,
   })
