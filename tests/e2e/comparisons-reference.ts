@@ -1,4 +1,4 @@
-// A slow, obviously correct reference for the sales screen's comparisons (issue 12), computed record by
+// A slow, obviously correct reference for the sales screen's comparisons, computed record by
 // record from the API's own answer, written from the definitions (docs/product.md §3, the comments of
 // src/figures/periods.ts, usual.ts, hour-grid.ts) without importing any of the app's code, so the e2e tests check the app
 // against an independent computation.

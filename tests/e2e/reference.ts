@@ -1,6 +1,6 @@
 // Slow, obviously correct references for the stores overview and the quiet-store notice, computed
 // straight from the server's own records (the API's answer), written from the product's definitions
-// (issue 13, docs/product.md) and not from the app's code: no buckets, a filter over the records for
+// (docs/product.md §2.3, the quiet store) and not from the app's code: no buckets, a filter over the records for
 // every question. Days and hours are UTC, as the app's are.
 import type { APIRequestContext, BrowserContext, Page } from '@playwright/test'
 import { serverRecords, won } from './helpers.ts'
