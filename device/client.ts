@@ -7,7 +7,7 @@
 // nothing twice under another key; resending the same batch is safe (the server answers it again).
 import { backoffMs, DeviceApi, type Fetch } from './http.ts'
 import { type Identity, readIdentity, writeIdentity } from './identity.ts'
-import { DurableQueue, type Sale } from './queue.ts'
+import { DurableQueue, MAX_BATCH_BYTES, MAX_BATCH_SALES, type Sale } from './queue.ts'
 
 export interface DeviceOptions {
   /** Overrides the server address kept at pairing. */
@@ -22,6 +22,10 @@ export interface DeviceOptions {
   log?: (line: string) => void
   /** The device's clock (the batches' sentAt). */
   now?: () => Date
+  /** Most sales a batch holds (500, the server's limit, by default). */
+  batchSales?: number
+  /** The journal is compacted once it is this long (1 MiB by default). */
+  compactBytes?: number
 }
 
 export class PairingError extends Error {}
@@ -67,7 +71,7 @@ export class Device {
     const identity = readIdentity(dir)
     if (!identity) throw new PairingError(`not paired: no key in ${dir} (pair first)`)
     this.identity = identity
-    this.queue = DurableQueue.open(dir)
+    this.queue = DurableQueue.open(dir, options.compactBytes ? { compactBytes: options.compactBytes } : {})
     this.api = new DeviceApi(options.server ?? identity.server, options)
   }
 
@@ -143,7 +147,10 @@ export class Device {
     const now = this.options.now ?? (() => new Date())
     let attempt = 0
     while (!this.stopped) {
-      const batch = this.queue.nextBatch(() => now().toISOString())
+      const batch = this.queue.nextBatch(() => now().toISOString(), {
+        sales: Math.min(this.options.batchSales ?? MAX_BATCH_SALES, MAX_BATCH_SALES),
+        bytes: MAX_BATCH_BYTES,
+      })
       if (!batch) {
         for (const resolve of this.idleWaiters.splice(0)) resolve()
         await this.pause(Number.POSITIVE_INFINITY, true)

@@ -18,6 +18,7 @@ const usage = `usage:
   npm run device -- pair <code> [--server URL] [--dir DIR]
   npm run device -- run [--dir DIR] [--server URL] [--simulate [--per-day N] [--silent FROM-TO] [--speed N]]
                         [--exit-when-empty] [--heartbeat-s N] [--timeout-s N] [--retry-base-ms N] [--retry-max-ms N]
+                        [--batch N (most sales a batch, ≤ 500)] [--compact-kb N]
   npm run device -- status [--dir DIR]
 
 Standard input: one sale a line, {"id":"…","createdAt":"2026-11-25T09:15:00+09:00","amount":4000} or a
@@ -52,6 +53,8 @@ async function main(argv: string[]) {
       'timeout-s': { type: 'string' },
       'retry-base-ms': { type: 'string' },
       'retry-max-ms': { type: 'string' },
+      batch: { type: 'string' },
+      'compact-kb': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -95,6 +98,8 @@ async function main(argv: string[]) {
     log: report,
     heartbeatMs: numberOption(values['heartbeat-s'], 'heartbeat-s', 60) * 1000,
     timeoutMs: numberOption(values['timeout-s'], 'timeout-s', 30) * 1000,
+    batchSales: numberOption(values.batch, 'batch', 500),
+    compactBytes: numberOption(values['compact-kb'], 'compact-kb', 1024) * 1024,
     retry: {
       baseMs: numberOption(values['retry-base-ms'], 'retry-base-ms', 1000),
       maxMs: numberOption(values['retry-max-ms'], 'retry-max-ms', 60_000),
