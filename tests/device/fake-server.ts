@@ -32,12 +32,14 @@ export async function startFakeServer(options: FakeServerOptions = {}) {
   const statuses: Record<string, number> = {}
   let nextDeviceId = 1
   const hanging = new Set<ServerResponse>()
+  let turn = 0
 
   const misbehaviour = (): Misbehaviour => {
     const chaos = options.chaos ?? 0
     if (Math.random() >= chaos) return 'none'
-    const kinds: Misbehaviour[] = ['503', '429', '409', 'hang', 'store-then-hang', 'store-then-cut']
-    return kinds[Math.floor(Math.random() * kinds.length)] ?? 'none'
+    // Each way in turn, so that a short run meets them all.
+    const kinds: Misbehaviour[] = ['store-then-hang', '503', 'store-then-cut', '429', 'hang', '409']
+    return kinds[turn++ % kinds.length] ?? 'none'
   }
 
   const send = (
@@ -137,8 +139,7 @@ export async function startFakeServer(options: FakeServerOptions = {}) {
   let outageTimer: ReturnType<typeof setInterval> | undefined
   let refusals = 0
   let closed = false
-  if (options.outages) {
-    const { everyMs, downMs } = options.outages
+  const startOutages = ({ everyMs, downMs }: { everyMs: number; downMs: number }) => {
     outageTimer = setInterval(() => {
       refusals++
       server.close()
@@ -148,6 +149,7 @@ export async function startFakeServer(options: FakeServerOptions = {}) {
       }, downMs)
     }, everyMs)
   }
+  if (options.outages) startOutages(options.outages)
 
   return {
     url: `http://127.0.0.1:${port}`,
@@ -163,6 +165,11 @@ export async function startFakeServer(options: FakeServerOptions = {}) {
     },
     revokeAll() {
       for (const entry of keys.values()) entry.revoked = true
+    },
+    /** Starts misbehaving from now on. */
+    misbehave(more: FakeServerOptions) {
+      if (more.chaos !== undefined) options.chaos = more.chaos
+      if (more.outages && !outageTimer) startOutages(more.outages)
     },
     calm() {
       options.chaos = 0
