@@ -2,12 +2,13 @@
 // revoke), the device's (pair, sales, heartbeat), their keys, limits and messages; and a device's
 // sales in the usage answer, both forms, with a new ETag.
 import { sql } from 'drizzle-orm'
-import { describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { decodeUsage } from '../../../contract/usage-compact.ts'
 import { usageAccept } from '../../../contract/usage-compact-type.ts'
 import { queryRows } from '../../../server/db/client.ts'
 import { saleMessages } from '../../../server/devices/sales.ts'
 import { messages } from '../../../server/errors.ts'
+import { answerOf, type OpenApiDocument, problems } from '../openapi-check.ts'
 import { bearer, sharedTestApp, testClock } from '../test-app.ts'
 import { addDevice, pairedDevice, postSales, storedSales, storeWithPeople } from './helpers.ts'
 
@@ -24,6 +25,32 @@ const current = sharedTestApp({
     people = await storeWithPeople(app)
   },
 })
+
+// Every answer in this file is checked against the OpenAPI document (status declared, body as
+// declared, Korean messages), and the last test checks that every status of the devices' calls was met.
+const seen = new Set<string>()
+const undeclared: string[] = []
+const documentPath = (url: string) =>
+  url
+    .split('?')[0]
+    ?.replace(/\/store\/\d+\/devices\/\d+$/, '/store/{id}/devices/{deviceId}')
+    .replace(/\/store\/\d+\//, '/store/{id}/') ?? url
+beforeAll(async () => {
+  const { app } = current
+  const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as OpenApiDocument
+  const inject = app.inject.bind(app)
+  app.inject = (async (options: Parameters<typeof inject>[0]) => {
+    const response = await inject(options as never)
+    const { method = 'GET', url = '' } = options as { method?: string; url?: string }
+    const path = documentPath(url)
+    seen.add(`${method} ${path} ${response.statusCode}`)
+    undeclared.push(
+      ...problems(document, method, path, answerOf(response)).map((p) => `${method} ${url}: ${p}`),
+    )
+    return response
+  }) as typeof app.inject
+})
+
 const devicesUrl = () => `/api/v0/store/${people.storeId}/devices`
 const sale = (id: string | number, createdAt = '2026-03-15T11:59:00+09:00', amount = 4000) => ({
   id,
@@ -61,6 +88,14 @@ describe("the owner's calls", () => {
       payload: { name: '키오스크' },
     })
     expect(renamed.statusCode).toBe(204)
+    const badName = await app.inject({
+      method: 'PATCH',
+      url: `${devicesUrl()}/1`,
+      headers: bearer(people.owner),
+      payload: { name: ' ' },
+    })
+    expect(badName.statusCode).toBe(400)
+    expect(badName.json().message).toBe(messages.deviceName)
     clock.advance(1000)
     const revoke = () =>
       app.inject({ method: 'DELETE', url: `${devicesUrl()}/1`, headers: bearer(people.owner) })
@@ -108,6 +143,9 @@ describe("the owner's calls", () => {
       }
     }
     expect((await app.inject({ method: 'GET', url: devicesUrl() })).statusCode).toBe(401)
+    expect((await app.inject({ method: 'POST', url: devicesUrl(), payload: { name: 'x' } })).statusCode).toBe(
+      401,
+    )
   })
 
   it('answers 400 for a bad name, 404 for a device not of the store, 429 past the hourly adds', async () => {
@@ -444,5 +482,24 @@ describe("a device's sales in the usage answer", () => {
     await postSales(app, key, 'two', [sale('s1', '2026-03-15T01:02:03.004Z', 5000)])
     const still = [await usage(), await usage(usageAccept)]
     for (const i of [0, 1]) expect(still[i]?.headers.etag).toBe(after[i]?.headers.etag)
+  })
+})
+
+describe('the OpenAPI document', () => {
+  it("declares every status the devices' calls answered above, with their bodies", () => {
+    expect(undeclared).toEqual([])
+    const statuses = (prefix: string) =>
+      [...seen]
+        .filter((s) => s.startsWith(`${prefix} `))
+        .map((s) => Number(s.slice(-3)))
+        .sort()
+    expect(statuses('POST /api/v0/store/{id}/devices')).toEqual([201, 400, 401, 403, 429])
+    expect(statuses('GET /api/v0/store/{id}/devices')).toEqual([200, 401, 403])
+    expect(statuses('PATCH /api/v0/store/{id}/devices/{deviceId}')).toEqual([204, 400, 403, 404])
+    expect(statuses('DELETE /api/v0/store/{id}/devices/{deviceId}')).toEqual([204, 403, 404])
+    expect(statuses('POST /api/v0/device/pair')).toEqual([200, 400, 401, 429])
+    // 409 needs two requests at once: tests/server/devices/concurrency.postgres.test.ts.
+    expect(statuses('POST /api/v0/device/sales')).toEqual([200, 400, 401, 413, 422, 429])
+    expect(statuses('POST /api/v0/device/heartbeat')).toEqual([204, 400, 401])
   })
 })
