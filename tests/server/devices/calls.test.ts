@@ -2,6 +2,7 @@
 // revoke), the device's (pair, sales, heartbeat), their keys, limits and messages; and a device's
 // sales in the usage answer, both forms, with a new ETag.
 import { sql } from 'drizzle-orm'
+import type { InjectOptions } from 'fastify'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { decodeUsage } from '../../../contract/usage-compact.ts'
 import { usageAccept } from '../../../contract/usage-compact-type.ts'
@@ -39,8 +40,8 @@ beforeAll(async () => {
   const { app } = current
   const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as OpenApiDocument
   const inject = app.inject.bind(app)
-  app.inject = (async (options: Parameters<typeof inject>[0]) => {
-    const response = await inject(options as never)
+  app.inject = (async (options: InjectOptions) => {
+    const response = await inject(options)
     const { method = 'GET', url = '' } = options as { method?: string; url?: string }
     const path = documentPath(url)
     seen.add(`${method} ${path} ${response.statusCode}`)
