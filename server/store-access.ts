@@ -36,7 +36,25 @@ export function storeAccess(db: Db) {
       ),
     )
     .prepare('usage_member_version')
+  const role = db
+    .select({ role: memberships.role })
+    .from(memberships)
+    .where(
+      and(
+        eq(memberships.userId, sql.placeholder('userId')),
+        eq(memberships.storeId, sql.placeholder('storeId')),
+      ),
+    )
+    .prepare('store_member_role')
   return {
+    /**
+     * Whether the user owns the store (a membership with the owner role): who may manage its devices
+     * (docs/product.md §11). Staff, strangers and a store that does not exist are all "no": the 403.
+     */
+    async isOwner(userId: number, storeId: number): Promise<boolean> {
+      const [row] = await role.execute({ userId, storeId })
+      return row?.role === 'owner'
+    },
     /**
      * The version of a store's year when the user may see the store; undefined when not (not a member,
      * or no such store): the caller answers 403.
