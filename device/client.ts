@@ -7,7 +7,7 @@
 // nothing twice under another key; resending the same batch is safe (the server answers it again).
 import { backoffMs, DeviceApi, type Fetch } from './http.ts'
 import { type Identity, readIdentity, writeIdentity } from './identity.ts'
-import { DurableQueue, MAX_BATCH_BYTES, MAX_BATCH_SALES, type Sale } from './queue.ts'
+import { batchBody, DurableQueue, MAX_BATCH_BYTES, MAX_BATCH_SALES, type Sale } from './queue.ts'
 
 export interface DeviceOptions {
   /** Overrides the server address kept at pairing. */
@@ -20,7 +20,7 @@ export interface DeviceOptions {
   heartbeatMs?: number
   /** Where the device says what it does (one line each); nothing by default. */
   log?: (line: string) => void
-  /** The device's clock (the batches' sentAt). */
+  /** The device's clock (the `sentAt` of batches and heartbeats, which gives the server the skew). */
   now?: () => Date
   /** Most sales a batch holds (500, the server's limit, by default). */
   batchSales?: number
@@ -123,7 +123,8 @@ export class Device {
 
   private async beat() {
     if (this.stopped) return
-    const outcome = await this.api.heartbeat(this.identity.key, this.queue.length)
+    const now = this.options.now ?? (() => new Date())
+    const outcome = await this.api.heartbeat(this.identity.key, this.queue.length, now().toISOString())
     if (outcome.kind === 'stop') this.refuse('heartbeat', outcome.status, outcome.message)
     else if (outcome.kind === 'retry') this.log(`heartbeat failed: ${outcome.reason}`)
   }
@@ -147,7 +148,7 @@ export class Device {
     const now = this.options.now ?? (() => new Date())
     let attempt = 0
     while (!this.stopped) {
-      const batch = this.queue.nextBatch(() => now().toISOString(), {
+      const batch = this.queue.nextBatch({
         sales: Math.min(this.options.batchSales ?? MAX_BATCH_SALES, MAX_BATCH_SALES),
         bytes: MAX_BATCH_BYTES,
       })
@@ -156,7 +157,11 @@ export class Device {
         await this.pause(Number.POSITIVE_INFINITY, true)
         continue
       }
-      const outcome = await this.api.sendSales(this.identity.key, batch.key, batch.body)
+      const outcome = await this.api.sendSales(
+        this.identity.key,
+        batch.key,
+        batchBody(batch, now().toISOString()),
+      )
       if (this.stopped && outcome.kind !== 'ok') break
       if (outcome.kind === 'ok') {
         const { accepted, duplicates, rejected } = outcome.value

@@ -103,10 +103,10 @@ export class DeviceApi {
     )
   }
 
-  heartbeat(key: string, pending: number) {
+  heartbeat(key: string, pending: number, sentAt: string) {
     return this.call(
       '/device/heartbeat',
-      { body: JSON.stringify({ pending }), headers: { authorization: `Bearer ${key}` } },
+      { body: JSON.stringify({ pending, sentAt }), headers: { authorization: `Bearer ${key}` } },
       async (response) => {
         await response.arrayBuffer()
       },

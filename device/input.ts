@@ -9,7 +9,7 @@ export type Parsed = { sale: Sale } | { error: string } | { empty: true }
 /** An instant with an offset (`Z` or `+09:00`), as the server requires. */
 const isoWithOffset = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i
 /** Visible ASCII, as the server takes it. */
-const goodId = /^[\x21-\x7e]{1,128}$/
+const goodId = /^[\x21-\x7e]{1,100}$/
 
 export function parseSaleLine(line: string, now: () => Date = () => new Date()): Parsed {
   const text = line.trim()
@@ -30,7 +30,7 @@ export function parseSaleLine(line: string, now: () => Date = () => new Date()):
   if (typeof amount !== 'number' || !Number.isSafeInteger(amount))
     return { error: 'amount must be a whole number of won' }
   if (id !== undefined && (typeof id !== 'string' || !goodId.test(id)))
-    return { error: 'id must be 1 to 128 visible ASCII characters' }
+    return { error: 'id must be 1 to 100 visible ASCII characters' }
   if (
     createdAt !== undefined &&
     (typeof createdAt !== 'string' ||

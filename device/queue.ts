@@ -2,9 +2,11 @@
 // said about what it holds. Every line is one JSON entry:
 //
 //   {"sale": {id, createdAt, amount}}          a sale taken (the caller says "taken" only after add())
-//   {"batch": {key, body, ids}}                the next batch to send, with its Idempotency-Key and the
-//                                              exact body, written before the first attempt, so a
-//                                              retry after a crash sends the same key with the same body
+//   {"batch": {key, sales, ids}}               the next batch to send, with its Idempotency-Key and its
+//                                              sales as sent (JSON text), written before the first
+//                                              attempt, so a retry after a crash sends the same key with
+//                                              the same sales (the body's `sentAt`, the device's clock at
+//                                              each attempt, is not part of a batch's identity)
 //   {"acked": key, "rejected": [{id,message}]} the server answered 2xx: the batch's sales leave the queue
 //   {"seen": [id, ...]}                        ids delivered recently (kept through a compaction), so a
 //                                              sale fed again after a crash is not queued twice
@@ -37,10 +39,14 @@ export interface Sale {
 
 export interface Batch {
   key: string
-  /** The request body, byte for byte what every attempt sends. */
-  body: string
+  /** The batch's sales as JSON text, byte for byte what every attempt sends. */
+  sales: string
   ids: string[]
 }
+
+/** The body of one attempt: the batch's sales, and the device's clock as it sends. */
+export const batchBody = (batch: Batch, sentAt: string) =>
+  `{"sales":${batch.sales},"sentAt":${JSON.stringify(sentAt)}}`
 
 export interface Rejected {
   id: string
@@ -153,15 +159,15 @@ export class DurableQueue {
   }
 
   /**
-   * The batch to send now: the one in flight, else the oldest sales that fit (at most 500 and 64 KiB),
+   * The batch to send now: the one in flight, else the oldest sales that fit (at most 500, and 64 KiB
+   * with a `sentAt` of the usual 24 characters),
    * written to disk with a new Idempotency-Key before it is returned. Undefined when the queue is empty.
    */
-  nextBatch(sentAt: () => string, limits = { sales: MAX_BATCH_SALES, bytes: MAX_BATCH_BYTES }) {
+  nextBatch(limits = { sales: MAX_BATCH_SALES, bytes: MAX_BATCH_BYTES }) {
     if (this.flight) return this.flight
     if (this.pending.size === 0) return undefined
-    const stamp = sentAt()
-    // The body is `{"sales":[...],"sentAt":"..."}`; count the bytes as they will be sent.
-    let bytes = Buffer.byteLength(JSON.stringify({ sales: [], sentAt: stamp }))
+    // The body is `{"sales":[...],"sentAt":"2026-11-25T09:00:00.000Z"}`; count the bytes as they will be sent.
+    let bytes = Buffer.byteLength(batchBody({ key: '', sales: '[]', ids: [] }, new Date(0).toISOString()))
     const chosen: Sale[] = []
     for (const sale of this.pending.values()) {
       const more = Buffer.byteLength(JSON.stringify(sale)) + (chosen.length > 0 ? 1 : 0)
@@ -172,7 +178,7 @@ export class DurableQueue {
     if (chosen.length === 0) throw new Error('a single sale is larger than a batch may be')
     const batch: Batch = {
       key: randomUUID(),
-      body: JSON.stringify({ sales: chosen, sentAt: stamp }),
+      sales: JSON.stringify(chosen),
       ids: chosen.map((sale) => sale.id),
     }
     this.append([{ batch }])

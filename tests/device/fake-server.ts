@@ -103,13 +103,15 @@ export async function startFakeServer(options: FakeServerOptions = {}) {
       hanging.add(response)
       return
     }
+    // The batch's identity is its sales; `sentAt` (each attempt's clock) is not part of it.
+    const { sales } = JSON.parse(body) as { sales: Omit<StoredSale, 'key'>[] }
+    const identity = JSON.stringify(sales)
     const known = batches.get(idempotencyKey)
     let answer: string
     if (known) {
-      if (known.body !== body) return send(response, 422, { message: '같은 키에 다른 내용입니다.' })
+      if (known.body !== identity) return send(response, 422, { message: '같은 키에 다른 내용입니다.' })
       answer = known.answer
     } else {
-      const { sales } = JSON.parse(body) as { sales: Omit<StoredSale, 'key'>[] }
       for (const sale of sales) stored.push({ ...sale, key: idempotencyKey })
       answer = JSON.stringify({
         accepted: sales.length,
@@ -117,7 +119,7 @@ export async function startFakeServer(options: FakeServerOptions = {}) {
         rejected: [],
         serverTime: new Date().toISOString(),
       })
-      batches.set(idempotencyKey, { body, answer })
+      batches.set(idempotencyKey, { body: identity, answer })
     }
     if (how === 'store-then-hang') {
       hanging.add(response)

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
 import { parseSaleLine } from '../../device/input.ts'
-import { DurableQueue, type Sale } from '../../device/queue.ts'
+import { type Batch, batchBody, DurableQueue, type Sale } from '../../device/queue.ts'
 import { amountOfCycle, isSilent, nextSaleAt, rateAt } from '../../device/simulate.ts'
 
 const dirs: string[] = []
@@ -31,9 +31,12 @@ describe('the durable queue', () => {
     queue.close()
     const again = DurableQueue.open(dir)
     expect(again.length).toBe(3)
-    const batch = again.nextBatch(stamp)
+    const batch = again.nextBatch()
     expect(batch?.ids).toEqual(['s1', 's2', 's3'])
-    expect(JSON.parse(batch?.body ?? '')).toEqual({ sales: [sale(1), sale(2), sale(3)], sentAt: stamp() })
+    expect(JSON.parse(batchBody(batch as Batch, stamp()))).toEqual({
+      sales: [sale(1), sale(2), sale(3)],
+      sentAt: stamp(),
+    })
     expect(statSync(path.join(dir, 'queue.jsonl')).mode & 0o777).toBe(0o600)
     expect(statSync(dir).mode & 0o777).toBe(0o700)
   })
@@ -42,27 +45,27 @@ describe('the durable queue', () => {
     const dir = freshDir()
     const queue = DurableQueue.open(dir)
     queue.add([sale(1), sale(2)])
-    const first = queue.nextBatch(stamp)
+    const first = queue.nextBatch()
     queue.add([sale(3)])
     queue.close()
     const again = DurableQueue.open(dir)
-    const retried = again.nextBatch(() => '2030-01-01T00:00:00.000Z')
+    const retried = again.nextBatch()
     expect(retried).toEqual(first)
     again.ack(retried?.key ?? '')
     expect(again.length).toBe(1)
-    expect(again.nextBatch(stamp)?.ids).toEqual(['s3'])
+    expect(again.nextBatch()?.ids).toEqual(['s3'])
   })
 
   test('an acknowledged batch is never sent again, and its sales fed again are not queued', () => {
     const dir = freshDir()
     const queue = DurableQueue.open(dir)
     queue.add([sale(1), sale(2)])
-    const batch = queue.nextBatch(stamp)
+    const batch = queue.nextBatch()
     queue.ack(batch?.key ?? '', [{ id: 's2', message: '금액이 맞지 않습니다.' }])
     queue.close()
     const again = DurableQueue.open(dir)
     expect(again.length).toBe(0)
-    expect(again.nextBatch(stamp)).toBeUndefined()
+    expect(again.nextBatch()).toBeUndefined()
     expect(again.add([sale(1), sale(4), sale(4)]).map((s) => s.id)).toEqual(['s4'])
     expect(readFileSync(path.join(dir, 'queue.jsonl'), 'utf8')).toContain('"rejected"')
   })
@@ -78,24 +81,24 @@ describe('the durable queue', () => {
     again.add([sale(3)])
     again.close()
     const third = DurableQueue.open(dir)
-    expect(third.nextBatch(stamp)?.ids).toEqual(['s1', 's3'])
+    expect(third.nextBatch()?.ids).toEqual(['s1', 's3'])
   })
 
   test('batches hold at most 500 sales and 64 KiB', () => {
     const dir = freshDir()
     const queue = DurableQueue.open(dir)
     queue.add(Array.from({ length: 1200 }, (_, n) => sale(n)))
-    const first = queue.nextBatch(stamp)
+    const first = queue.nextBatch()
     expect(first?.ids).toHaveLength(500)
     queue.ack(first?.key ?? '')
     const long = (n: number): Sale => ({ ...sale(n), id: `${'x'.repeat(120)}${n}` })
     queue.add(Array.from({ length: 500 }, (_, n) => long(n)))
-    let batch = queue.nextBatch(stamp)
+    let batch = queue.nextBatch()
     while (batch) {
-      expect(Buffer.byteLength(batch.body)).toBeLessThanOrEqual(64 * 1024)
+      expect(Buffer.byteLength(batchBody(batch, stamp()))).toBeLessThanOrEqual(64 * 1024)
       expect(batch.ids.length).toBeLessThanOrEqual(500)
       queue.ack(batch.key)
-      batch = queue.nextBatch(stamp)
+      batch = queue.nextBatch()
     }
     expect(queue.length).toBe(0)
   })
@@ -105,11 +108,11 @@ describe('the durable queue', () => {
     const queue = DurableQueue.open(dir, { compactBytes: 4096 })
     for (let n = 0; n < 100; n++) {
       queue.add([sale(n)])
-      const batch = queue.nextBatch(stamp)
+      const batch = queue.nextBatch()
       queue.ack(batch?.key ?? '')
     }
     queue.add([sale(100), sale(101)])
-    const flight = queue.nextBatch(stamp)
+    const flight = queue.nextBatch()
     queue.add([sale(102)])
     queue.compact()
     expect(statSync(path.join(dir, 'queue.jsonl')).size).toBeLessThan(4096)
