@@ -53,6 +53,12 @@ export const Store = Type.Object({
   name: Type.String(),
   /** Paths under the image base address; the first is the thumbnail. */
   images: Type.Array(Type.String()),
+  role: Type.Optional(
+    Type.Union([Type.Literal('owner'), Type.Literal('staff')], {
+      description:
+        "Our server's addition: the user's role in the store. Only an owner manages the store's devices (the app shows the devices screen to owners only). Clients must not rely on it (other servers do not send it).",
+    }),
+  ),
 })
 export type Store = Static<typeof Store>
 

@@ -9,7 +9,7 @@ import { memberships, stores, usageYears } from './db/schema.ts'
 /** The stores a user may see, in the profile's order: the first is the one a sign-in opens. */
 export const storesOf = (db: Db, userId: number) =>
   db
-    .select({ id: stores.id, name: stores.name, images: stores.images })
+    .select({ id: stores.id, name: stores.name, images: stores.images, role: memberships.role })
     .from(memberships)
     .innerJoin(stores, eq(stores.id, memberships.storeId))
     .where(eq(memberships.userId, userId))
