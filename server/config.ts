@@ -19,6 +19,8 @@ const EnvSchema = Type.Object({
   WEB_DIR: Type.String({ default: 'dist', minLength: 1 }),
   JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
   SEED_DEMO: Type.Enum(['0', '1'], { default: '1' }),
+  // With demo data, a live demo device per demo store (server/demo-live.ts); 0 keeps the database still.
+  DEMO_LIVE: Type.Enum(['0', '1'], { default: '1' }),
   SMS_PROVIDER: Type.Enum(['console', 'webhook'], { default: 'console' }),
   SMS_WEBHOOK_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   SMS_WEBHOOK_SECRET: Type.Optional(Type.String({ minLength: 16 })),
@@ -224,6 +226,7 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env) {
     },
     jwtSecret: env.JWT_SECRET,
     seedDemo: env.SEED_DEMO === '1',
+    demoLive: env.DEMO_LIVE === '1',
     sms:
       env.SMS_PROVIDER === 'webhook'
         ? {

@@ -275,7 +275,7 @@ export function DevicesPage({
         <>
           {ownedStores.length > 1 ? (
             <p className="devices-store">
-              <label htmlFor={storeFieldId}>매장</label>
+              <label htmlFor={storeFieldId}>관리할 매장</label>
               <select
                 id={storeFieldId}
                 value={store.id}
