@@ -42,6 +42,10 @@ export default defineConfig({
       ...postgres,
       {
         extends: true,
+        test: { name: 'device', include: ['tests/device/**/*.test.ts'] },
+      },
+      {
+        extends: true,
         test: {
           name: 'web',
           include: ['tests/web/**/*.test.{ts,tsx}'],

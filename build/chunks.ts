@@ -31,6 +31,9 @@ const isSignedInLoader = (id: string) => isSignedInSplit(id) || modulePath(id) =
 /** The stores overview's route: what it shares with the sales screen stays in `signed-in`; what only it loads is its own. */
 const storesRoute = sourceFile('src/routes/_authed/stores.tsx')
 const isStoresSplit = (id: string) => /[?&]tsr-split/.test(id) && modulePath(id) === storesRoute
+/** The owner's devices screen: its own chunk, like the overview's. */
+const devicesRoute = sourceFile('src/routes/_authed/devices.tsx')
+const isDevicesSplit = (id: string) => /[?&]tsr-split/.test(id) && modulePath(id) === devicesRoute
 /** Code the sales screen imports on demand, which only ever runs once `signed-in` has loaded. */
 const onDemandBySignedIn = [
   sourceFile('src/workers/bucket-records.ts'),
@@ -135,7 +138,7 @@ export const codeSplitting: Rolldown.OutputOptions['codeSplitting'] = {
       name: onlyLoadedBy(
         isSignedInLoader,
         'signed-in',
-        (id) => isStoresSplit(id) || onDemandBySignedIn.includes(id),
+        (id) => isStoresSplit(id) || isDevicesSplit(id) || onDemandBySignedIn.includes(id),
       ),
     },
     {

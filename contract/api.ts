@@ -53,6 +53,12 @@ export const Store = Type.Object({
   name: Type.String(),
   /** Paths under the image base address; the first is the thumbnail. */
   images: Type.Array(Type.String()),
+  role: Type.Optional(
+    Type.Union([Type.Literal('owner'), Type.Literal('staff')], {
+      description:
+        "Our server's addition: the user's role in the store. Only an owner manages the store's devices (the app shows the devices screen to owners only). Clients must not rely on it (other servers do not send it).",
+    }),
+  ),
 })
 export type Store = Static<typeof Store>
 
@@ -72,3 +78,105 @@ export type Usage = Static<typeof Usage>
 
 export const UsageAnswer = Type.Object({ usages: Type.Array(Usage) })
 export type UsageAnswer = Static<typeof UsageAnswer>
+
+// The store's devices and what they post (docs/product.md §11). The owner's calls take the user's
+// bearer token; the device's calls take the device's key (`Authorization: Bearer dk_…`).
+
+export const DeviceParams = Type.Object({
+  id: Type.Integer({ minimum: 1, maximum: 2147483647 }),
+  deviceId: Type.Integer({ minimum: 1, maximum: 2147483647 }),
+})
+
+/** A device's name as the owner gives it: 1 to 40 characters, not only spaces. */
+export const DeviceName = Type.String({ minLength: 1, maxLength: 40, pattern: '\\S' })
+
+export const NewDeviceRequest = Type.Object({ name: DeviceName }, { additionalProperties: false })
+export const NewDeviceAnswer = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  /** Single use, 10 minutes, bound to the store: shown to the owner, typed into the device. */
+  pairingCode: Type.String(),
+  /** ISO 8601 in UTC. */
+  expiresAt: Type.String(),
+})
+export type NewDeviceAnswer = Static<typeof NewDeviceAnswer>
+
+const Instant = Type.Union([Type.String(), Type.Null()])
+export const Device = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  /** When the owner added it (ISO 8601 in UTC). */
+  createdAt: Type.String(),
+  /** Our addition: when it paired, or null while its code waits. */
+  pairedAt: Instant,
+  lastSeenAt: Instant,
+  /** The newest sale time among the sales it delivered. */
+  lastSaleAt: Instant,
+  /** Sales waiting in its queue, as its last heartbeat said. */
+  pending: Type.Union([Type.Integer(), Type.Null()]),
+  /** Its clock minus the server's, in ms, from the `sentAt` of its last batch or heartbeat. */
+  skewMs: Type.Union([Type.Integer(), Type.Null()]),
+  revokedAt: Instant,
+})
+export type Device = Static<typeof Device>
+export const DevicesAnswer = Type.Object({ devices: Type.Array(Device) })
+export type DevicesAnswer = Static<typeof DevicesAnswer>
+
+export const RenameDeviceRequest = Type.Object({ name: DeviceName }, { additionalProperties: false })
+
+export const PairRequest = Type.Object({ code: Type.String({ minLength: 1, maxLength: 40 }) })
+export const PairAnswer = Type.Object({
+  deviceId: Type.Integer(),
+  storeId: Type.Integer(),
+  /** The device's key, shown this once (the server keeps its hash only): `dk_` and 43 characters. */
+  key: Type.String(),
+})
+export type PairAnswer = Static<typeof PairAnswer>
+
+/**
+ * A sale as a device sends it: `id` its own (a string of 1 to 100 visible characters, or a whole
+ * number), stable across retries; `createdAt` an ISO 8601 instant with an offset; `amount` whole won,
+ * negative for a refund. Each is checked by itself (a bad one is listed in `rejected`), so the
+ * schema takes anything here.
+ */
+export const Sale = Type.Object({
+  id: Type.Union([Type.String(), Type.Integer()]),
+  createdAt: Type.String(),
+  amount: Type.Integer(),
+})
+export type Sale = Static<typeof Sale>
+
+export const SalesRequest = Type.Object({
+  sales: Type.Array(Type.Unknown(), {
+    description: 'At most 500 sales (400 beyond), in a body of at most 64 KiB (413 beyond).',
+  }),
+  /** The device's clock when it sent this attempt: gives the skew. Not part of the batch's identity. */
+  sentAt: Type.Optional(Type.String({ maxLength: 40 })),
+})
+export type SalesRequest = { sales: Sale[]; sentAt?: string }
+
+export const RejectedSale = Type.Object({
+  /** The sale's id as sent, or null when it had none. */
+  id: Type.Union([Type.String(), Type.Number(), Type.Null()]),
+  message: Type.String(),
+})
+export const SalesAnswer = Type.Object({
+  /** Sales stored by this batch. */
+  accepted: Type.Integer(),
+  /** Sales already stored (an earlier batch, or earlier in this one): not stored again. */
+  duplicates: Type.Integer(),
+  rejected: Type.Array(RejectedSale),
+  /** The server's clock when it took the batch (ISO 8601 in UTC). */
+  serverTime: Type.String(),
+})
+export type SalesAnswer = Static<typeof SalesAnswer>
+
+export const HeartbeatRequest = Type.Object({
+  pending: Type.Integer({ minimum: 0, maximum: 100000000 }),
+  /** Optional, as in a batch: the device's clock, for the skew. */
+  sentAt: Type.Optional(Type.String({ maxLength: 40 })),
+})
+export type HeartbeatRequest = Static<typeof HeartbeatRequest>
+
+/** The Idempotency-Key of a batch: 1 to 255 visible ASCII characters. */
+export const idempotencyKeyPattern = '^[\\x21-\\x7e]{1,255}$'

@@ -33,6 +33,8 @@ export async function runServer({
     DATA_DIR: dataDir,
     WEB_DIR: webDir,
     SEED_DEMO: '1',
+    // Tests and measurements compare figures with the records: the demo devices stay off.
+    DEMO_LIVE: '0',
     SMS_PROVIDER: 'console',
     LOG_LEVEL: 'warn',
     ...env,

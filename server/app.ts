@@ -7,6 +7,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyRequest } from 'fastify'
 import type { Config } from './config.ts'
 import type { Database } from './db/client.ts'
+import { isDeviceKey } from './devices/keys.ts'
+import { sweepDeviceState } from './devices/sweep.ts'
 import {
   ApiError,
   answerServerRefusals,
@@ -15,6 +17,8 @@ import {
   messages,
   serializeError,
 } from './errors.ts'
+import { deviceKeyRoutes, devicePairRoutes } from './routes/device.ts'
+import { deviceOwnerRoutes } from './routes/devices.ts'
 import { storeRoutes } from './routes/store.ts'
 import { profileRoutes, signInRoutes } from './routes/user.ts'
 import { createOtp, type Otp } from './sign-in/otp.ts'
@@ -168,10 +172,14 @@ export async function buildApp({
   app.decorateRequest('userId', 0)
   // Every instance sweeps (old rate events, forgotten locks, expired codes); a sweep another instance
   // already made deletes nothing.
-  const sweep = () =>
-    sweepSignInState(database.db, now()).catch((error: unknown) =>
-      app.log.error({ err: error }, 'sweep failed'),
-    )
+  const sweep = async () => {
+    try {
+      await sweepSignInState(database.db, now())
+      await sweepDeviceState(database.db, now())
+    } catch (error) {
+      app.log.error({ err: error }, 'sweep failed')
+    }
+  }
   const sweeper = setInterval(sweep, sweepEveryMs).unref()
   app.addHook('onReady', sweep)
   // One hook, in this order (Fastify runs separate onClose hooks last-registered first): codes in
@@ -207,13 +215,24 @@ export async function buildApp({
   await app.register(swagger, {
     openapi: {
       info: { title: 'Laundry sales API', version: 'v0' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          deviceKey: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'device key (dk_ and 43 characters), from POST /api/v0/device/pair',
+          },
+        },
+      },
     },
   })
 
   async function authenticate(request: FastifyRequest) {
     const bearer = request.headers.authorization?.match(/^Bearer\s+(\S+)$/i)?.[1]
     if (!bearer) throw new ApiError(401, messages.loginRequired)
+    // A device's key reads nothing (docs/product.md §11).
+    if (isDeviceKey(bearer)) throw new ApiError(401, messages.deviceKeyElsewhere)
     request.userId = (await app.tokens.verifyAccess(bearer)).userId
   }
 
@@ -227,11 +246,14 @@ export async function buildApp({
       await api.register(
         async (v0) => {
           await v0.register(signInRoutes)
+          await v0.register(devicePairRoutes)
+          await v0.register(deviceKeyRoutes)
           await v0.register(async (guarded) => {
             guarded.addHook('onRoute', requireBearer)
             guarded.addHook('onRequest', authenticate)
             await guarded.register(profileRoutes)
             await guarded.register(storeRoutes)
+            await guarded.register(deviceOwnerRoutes)
           })
         },
         { prefix: '/v0' },

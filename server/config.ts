@@ -19,6 +19,8 @@ const EnvSchema = Type.Object({
   WEB_DIR: Type.String({ default: 'dist', minLength: 1 }),
   JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
   SEED_DEMO: Type.Enum(['0', '1'], { default: '1' }),
+  // With demo data, a live demo device per demo store (server/demo-live.ts); 0 keeps the database still.
+  DEMO_LIVE: Type.Enum(['0', '1'], { default: '1' }),
   SMS_PROVIDER: Type.Enum(['console', 'webhook'], { default: 'console' }),
   SMS_WEBHOOK_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   SMS_WEBHOOK_SECRET: Type.Optional(Type.String({ minLength: 16 })),
@@ -45,6 +47,12 @@ const EnvSchema = Type.Object({
   LOCK_MAX_HOURS: Int(24, 1),
   ACCESS_TOKEN_SECONDS: Int(900, 10),
   REFRESH_TOKEN_DAYS: Int(14, 1, 365),
+  // A store's devices (docs/product.md §11): requests per device key in any minute (batches and
+  // heartbeats together), pairing attempts per client address in any hour, devices an owner may add to
+  // one store in any hour.
+  DEVICE_REQUESTS_PER_MINUTE: Int(120, 1),
+  PAIR_ATTEMPTS_PER_IP_PER_HOUR: Int(20, 1),
+  DEVICES_ADDED_PER_STORE_PER_HOUR: Int(20, 1),
   SNAPSHOT_MINUTES: Int(15, 1, 1440),
   SNAPSHOTS_KEPT: Int(8, 1, 1000),
   SNAPSHOT_DIR: Type.Optional(Type.String({ minLength: 1 })),
@@ -218,6 +226,7 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env) {
     },
     jwtSecret: env.JWT_SECRET,
     seedDemo: env.SEED_DEMO === '1',
+    demoLive: env.DEMO_LIVE === '1',
     sms:
       env.SMS_PROVIDER === 'webhook'
         ? {
@@ -243,6 +252,9 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env) {
       lockMaxHours: env.LOCK_MAX_HOURS,
       accessTokenSeconds: env.ACCESS_TOKEN_SECONDS,
       refreshTokenDays: env.REFRESH_TOKEN_DAYS,
+      deviceRequestsPerMinute: env.DEVICE_REQUESTS_PER_MINUTE,
+      pairAttemptsPerIpPerHour: env.PAIR_ATTEMPTS_PER_IP_PER_HOUR,
+      devicesAddedPerStorePerHour: env.DEVICES_ADDED_PER_STORE_PER_HOUR,
     },
   }
 }

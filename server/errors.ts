@@ -33,6 +33,24 @@ export const messages = {
   expectationFailed: '요청의 Expect 헤더를 처리할 수 없습니다.',
   tooManyRequests: '요청이 너무 많습니다. 잠시 후 다시 시도해 주세요.',
   server: '서버에 문제가 생겼습니다. 잠시 후 다시 시도해 주세요.',
+  ownerOnly: '매장 주인만 기기를 관리할 수 있습니다.',
+  deviceName: '기기 이름은 1~40자로 입력해 주세요.',
+  deviceNotFound: '이 매장에 그런 기기가 없습니다.',
+  tooManyDevices: '기기 추가가 너무 많습니다. 잠시 후 다시 시도해 주세요.',
+  pairingCode: '페어링 코드가 올바르지 않거나 만료되었습니다. 매장 주인에게 새 코드를 받아 주세요.',
+  tooManyPairings: '페어링 시도가 너무 많습니다. 잠시 후 다시 시도해 주세요.',
+  deviceKeyRequired: '기기 키가 필요합니다. Authorization: Bearer 기기 키를 보내 주세요.',
+  deviceKey: '기기 키가 올바르지 않거나 해제되었습니다. 다시 페어링해 주세요.',
+  deviceKeyElsewhere: '기기 키로는 이 요청을 할 수 없습니다. 로그인해 주세요.',
+  tooManyDeviceRequests: '이 기기의 요청이 너무 많습니다. Retry-After 후에 다시 보내 주세요.',
+  idempotencyKeyMissing: 'Idempotency-Key 헤더가 필요합니다 (보이는 문자 1~255자).',
+  idempotencyKeyBad: 'Idempotency-Key는 보이는 문자 1~255자여야 합니다.',
+  idempotencyKeyReused: '같은 Idempotency-Key로 다른 매출 묶음을 보냈습니다. 새 묶음에는 새 키를 쓰세요.',
+  idempotencyKeyRunning: '같은 Idempotency-Key의 요청이 아직 처리 중입니다. 잠시 후 다시 보내 주세요.',
+  tooManySales: '한 번에 보낼 수 있는 매출은 500건까지입니다.',
+  salesTooLarge: '한 번에 보낼 수 있는 요청은 64 KiB까지입니다. 매출을 나눠 보내 주세요.',
+  sentAt: 'sentAt은 오프셋이 있는 ISO 8601 시각이어야 합니다 (예: 2026-03-01T09:15:00+09:00).',
+  pending: 'pending은 0 이상의 정수여야 합니다.',
 } as const
 
 /** An error whose status and Korean message go to the client as they are. */
@@ -53,6 +71,10 @@ const fieldMessages: Record<string, string> = {
   year: messages.year,
   id: messages.storeId,
   token: messages.token,
+  name: messages.deviceName,
+  deviceId: messages.deviceNotFound,
+  sentAt: messages.sentAt,
+  pending: messages.pending,
 }
 
 /**

@@ -8,6 +8,7 @@ import { DatabaseDamagedError } from './db/embedded.ts'
 import { DatabaseInUseError } from './db/lock.ts'
 import { seedDemoIfEmpty } from './db/seed.ts'
 import { SnapshotSchedule } from './db/snapshots.ts'
+import { startDemoDevices } from './demo-live.ts'
 import { secureDataDir } from './files.ts'
 
 async function main() {
@@ -27,12 +28,14 @@ async function main() {
   // None at start-up: it would hold up the first requests for the length of a dump.
   const snapshots = database.pglite ? new SnapshotSchedule(database.pglite, config.snapshots, app.log) : null
 
+  let demoDevices: { stop(): void } | undefined
   let closing = false
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
       if (closing) return
       closing = true
       app.log.info(`${signal}: closing`)
+      demoDevices?.stop()
       Promise.resolve(snapshots?.stop())
         .catch((error: unknown) => app.log.error({ err: error }, 'last database snapshot failed'))
         .then(() => app.close())
@@ -52,6 +55,19 @@ async function main() {
   const host = ['0.0.0.0', '::', 'localhost', '127.0.0.1'].includes(config.host) ? 'localhost' : config.host
   console.log(`Laundry sales dashboard listening on http://${host}:${port} (database: ${database.kind})`)
   snapshots?.start()
+  // With demo data, the demo stores' devices sell live through the real calls (DEMO_LIVE=0: not).
+  if (config.demoLive) {
+    const self = ['0.0.0.0', '::', 'localhost'].includes(config.host) ? '127.0.0.1' : config.host
+    demoDevices = await startDemoDevices({
+      db: database.db,
+      dataDir: config.dataDir,
+      url: `http://${self.includes(':') ? `[${self}]` : self}:${port}`,
+      log: app.log,
+    }).catch((error: unknown) => {
+      app.log.warn({ err: error }, 'demo devices not started')
+      return undefined
+    })
+  }
   // The busiest stores' answers of this year and last, built while nobody waits for them.
   const year = new Date().getUTCFullYear()
   app.usageCache.warm([year, year - 1]).then(

@@ -9,7 +9,7 @@ import { memberships, stores, usageYears } from './db/schema.ts'
 /** The stores a user may see, in the profile's order (which names the store a sign-in opens, `storeSignInOpens`). */
 export const storesOf = (db: Db, userId: number) =>
   db
-    .select({ id: stores.id, name: stores.name, images: stores.images })
+    .select({ id: stores.id, name: stores.name, images: stores.images, role: memberships.role })
     .from(memberships)
     .innerJoin(stores, eq(stores.id, memberships.storeId))
     .where(eq(memberships.userId, userId))
@@ -36,7 +36,25 @@ export function storeAccess(db: Db) {
       ),
     )
     .prepare('usage_member_version')
+  const role = db
+    .select({ role: memberships.role })
+    .from(memberships)
+    .where(
+      and(
+        eq(memberships.userId, sql.placeholder('userId')),
+        eq(memberships.storeId, sql.placeholder('storeId')),
+      ),
+    )
+    .prepare('store_member_role')
   return {
+    /**
+     * Whether the user owns the store (a membership with the owner role): who may manage its devices
+     * (docs/product.md §11). Staff, strangers and a store that does not exist are all "no": the 403.
+     */
+    async isOwner(userId: number, storeId: number): Promise<boolean> {
+      const [row] = await role.execute({ userId, storeId })
+      return row?.role === 'owner'
+    },
     /**
      * The version of a store's year when the user may see the store; undefined when not (not a member,
      * or no such store): the caller answers 403.

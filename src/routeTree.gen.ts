@@ -12,6 +12,7 @@ import { Route as rootRouteImport } from './routes/__root'
 import { Route as AuthedRouteImport } from './routes/_authed'
 import { Route as LoginRouteImport } from './routes/login'
 import { Route as AuthedIndexRouteImport } from './routes/_authed/index'
+import { Route as AuthedDevicesRouteImport } from './routes/_authed/devices'
 import { Route as AuthedStoresRouteImport } from './routes/_authed/stores'
 
 const AuthedRoute = AuthedRouteImport.update({
@@ -28,6 +29,11 @@ const AuthedIndexRoute = AuthedIndexRouteImport.update({
   path: '/',
   getParentRoute: () => AuthedRoute,
 } as any)
+const AuthedDevicesRoute = AuthedDevicesRouteImport.update({
+  id: '/devices',
+  path: '/devices',
+  getParentRoute: () => AuthedRoute,
+} as any)
 const AuthedStoresRoute = AuthedStoresRouteImport.update({
   id: '/stores',
   path: '/stores',
@@ -37,10 +43,12 @@ const AuthedStoresRoute = AuthedStoresRouteImport.update({
 export interface FileRoutesByFullPath {
   '/': typeof AuthedIndexRoute
   '/login': typeof LoginRoute
+  '/devices': typeof AuthedDevicesRoute
   '/stores': typeof AuthedStoresRoute
 }
 export interface FileRoutesByTo {
   '/login': typeof LoginRoute
+  '/devices': typeof AuthedDevicesRoute
   '/stores': typeof AuthedStoresRoute
   '/': typeof AuthedIndexRoute
 }
@@ -48,15 +56,22 @@ export interface FileRoutesById {
   __root__: typeof rootRouteImport
   '/_authed': typeof AuthedRouteWithChildren
   '/login': typeof LoginRoute
+  '/_authed/devices': typeof AuthedDevicesRoute
   '/_authed/stores': typeof AuthedStoresRoute
   '/_authed/': typeof AuthedIndexRoute
 }
 export interface FileRouteTypes {
   fileRoutesByFullPath: FileRoutesByFullPath
-  fullPaths: '/' | '/login' | '/stores'
+  fullPaths: '/' | '/login' | '/devices' | '/stores'
   fileRoutesByTo: FileRoutesByTo
-  to: '/login' | '/stores' | '/'
-  id: '__root__' | '/_authed' | '/login' | '/_authed/stores' | '/_authed/'
+  to: '/login' | '/devices' | '/stores' | '/'
+  id:
+    | '__root__'
+    | '/_authed'
+    | '/login'
+    | '/_authed/devices'
+    | '/_authed/stores'
+    | '/_authed/'
   fileRoutesById: FileRoutesById
 }
 export interface RootRouteChildren {
@@ -87,6 +102,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthedIndexRouteImport
       parentRoute: typeof AuthedRoute
     }
+    '/_authed/devices': {
+      id: '/_authed/devices'
+      path: '/devices'
+      fullPath: '/devices'
+      preLoaderRoute: typeof AuthedDevicesRouteImport
+      parentRoute: typeof AuthedRoute
+    }
     '/_authed/stores': {
       id: '/_authed/stores'
       path: '/stores'
@@ -98,11 +120,13 @@ declare module '@tanstack/react-router' {
 }
 
 interface AuthedRouteChildren {
+  AuthedDevicesRoute: typeof AuthedDevicesRoute
   AuthedStoresRoute: typeof AuthedStoresRoute
   AuthedIndexRoute: typeof AuthedIndexRoute
 }
 
 const AuthedRouteChildren: AuthedRouteChildren = {
+  AuthedDevicesRoute: AuthedDevicesRoute,
   AuthedStoresRoute: AuthedStoresRoute,
   AuthedIndexRoute: AuthedIndexRoute,
 }

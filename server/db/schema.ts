@@ -12,6 +12,7 @@ import {
   text,
   timestamp,
   unique,
+  uniqueIndex,
 } from 'drizzle-orm/pg-core'
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow()
@@ -62,11 +63,94 @@ export const usages = pgTable(
     amount: integer('amount').notNull(),
     /** The record's id at its source (CSV `id` column, or derived from the row), for idempotent imports. */
     sourceId: text('source_id'),
+    /** The device that posted the sale (server/devices/), or null for a CSV import, the seed or SQL. */
+    deviceId: integer('device_id').references(() => devices.id, { onDelete: 'cascade' }),
+    /** The device's own id of the sale: one record per (device, id), whatever the batches. */
+    deviceSaleId: text('device_sale_id'),
   },
   (table) => [
     index('usages_store_created').on(table.storeId, table.createdAt),
     unique('usages_store_source').on(table.storeId, table.sourceId),
-    check('usages_amount_range', sql`${table.amount} between 0 and 10000000`),
+    uniqueIndex('usages_device_sale')
+      .on(table.deviceId, table.deviceSaleId)
+      .where(sql`${table.deviceId} is not null`),
+    // A device's sale has its own key and no source id; an imported record is the other way round.
+    check(
+      'usages_one_key',
+      sql`(${table.deviceId} is null and ${table.deviceSaleId} is null) or (${table.deviceId} is not null and ${table.deviceSaleId} is not null and ${table.sourceId} is null)`,
+    ),
+    // A negative amount is a refund (docs/product.md §3): a device may post one.
+    check('usages_amount_range', sql`${table.amount} between -10000000 and 10000000`),
+  ],
+)
+
+/**
+ * A store's devices (docs/product.md §11): a box beside the coin changer, a kiosk, a card terminal's
+ * integration, which posts the store's sales as they happen. Added by the owner (with a pairing code),
+ * paired by the device (which gets its key: only its SHA-256 is kept), revoked by the owner. The
+ * rate-limit window of its key lives on the row, so every instance counts alike.
+ */
+export const devices = pgTable(
+  'devices',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    storeId: integer('store_id')
+      .notNull()
+      .references(() => stores.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** SHA-256 (base64url) of the device's key; null until paired. */
+    keyHash: text('key_hash').unique(),
+    createdAt: createdAt(),
+    pairedAt: timestamp('paired_at', { withTimezone: true, mode: 'date' }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true, mode: 'date' }),
+    /** The newest `createdAt` among the sales it delivered. */
+    lastSaleAt: timestamp('last_sale_at', { withTimezone: true, precision: 3, mode: 'date' }),
+    /** Sales waiting in its queue, as its last heartbeat said. */
+    pending: integer('pending'),
+    /** Its clock minus the server's (ms), from its last `sentAt`. */
+    skewMs: bigint('skew_ms', { mode: 'number' }),
+    /** The start of its key's current rate-limit window, and the requests counted in it. */
+    rateWindowAt: timestamp('rate_window_at', { withTimezone: true, mode: 'date' }),
+    rateCount: integer('rate_count').notNull().default(0),
+  },
+  (table) => [index('devices_store').on(table.storeId)],
+)
+
+/** A device's pairing code, stored hashed: single use, bound to its device (and so to its store), 10 minutes. */
+export const devicePairings = pgTable(
+  'device_pairings',
+  {
+    codeHash: text('code_hash').primaryKey(),
+    deviceId: integer('device_id')
+      .notNull()
+      .references(() => devices.id, { onDelete: 'cascade' }),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (table) => [index('device_pairings_device').on(table.deviceId)],
+)
+
+/**
+ * The answered batches of each device, by its Idempotency-Key: the hash of the sales sent and the
+ * answer given, replayed to a retry. A batch still running holds a transaction-scoped advisory lock of
+ * its key instead of a row (server/devices/batches.ts), so a crash can never leave one stuck. Kept 24
+ * hours at least, then swept.
+ */
+export const deviceBatches = pgTable(
+  'device_batches',
+  {
+    deviceId: integer('device_id')
+      .notNull()
+      .references(() => devices.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    bodyHash: text('body_hash').notNull(),
+    /** The answer as sent (JSON). */
+    answer: text('answer').notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.deviceId, table.key] }),
+    index('device_batches_created').on(table.createdAt),
   ],
 )
 

@@ -13,7 +13,8 @@ export const demoAccounts = {
   noStores: '01000000000',
 } as const
 
-const demoStores = [
+/** The demo stores, with their usual cycles a day (the live demo devices sell at that rhythm too). */
+export const demoStores = [
   { name: '행복빨래방 역삼점', cyclesPerDay: 200, colour: '#2f80ed' },
   { name: '뽀송 코인세탁 선릉점', cyclesPerDay: 85, colour: '#27ae60' },
   { name: '하얀 셀프빨래방 대치점', cyclesPerDay: 45, colour: '#9b51e0' },

@@ -92,7 +92,7 @@ export function onSessionEnded(handler: () => void) {
 }
 
 export interface ApiRequest {
-  method?: 'GET' | 'PUT' | 'POST' | 'DELETE'
+  method?: 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE'
   body?: unknown
   /** Send the access token and refresh on 401 (true unless the call is a public one). */
   auth?: boolean

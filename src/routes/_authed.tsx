@@ -4,6 +4,7 @@ import { LogoutButton } from '../features/auth/logout-button.tsx'
 import { StoreSwitcher } from '../features/stores/store-switcher.tsx'
 import { Footer } from './-footer.tsx'
 import { requireSignedIn } from './-guard.ts'
+import { HeaderMenu } from './-header-menu.tsx'
 import { ProblemNotice } from './-problem-notice.tsx'
 
 // The signed-in screens: their guard, their shared header and footer, and the query client they read.
@@ -38,6 +39,7 @@ function SignedInLayout() {
               <path d="M1 1h6v6H1zM9 1h6v6H9zM1 9h6v6H1zM9 9h6v6H9z" fill="currentColor" />
             </svg>
           </Link>
+          <HeaderMenu shownStoreId={shownStoreId} />
           <LogoutButton />
         </div>
       </header>

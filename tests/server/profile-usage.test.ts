@@ -42,8 +42,8 @@ describe('GET /api/v0/user', () => {
     expect(response.json()).toEqual({
       user: { id: 1, name: '김사장', phone: owner, image: 'users/1.png' },
       stores: [
-        { id: 1, name: '역삼점', images: ['stores/1-1.png', 'stores/1-2.png'] },
-        { id: 2, name: '선릉점', images: [] },
+        { id: 1, name: '역삼점', images: ['stores/1-1.png', 'stores/1-2.png'], role: 'owner' },
+        { id: 2, name: '선릉점', images: [], role: 'owner' },
       ],
     })
   })
@@ -69,6 +69,13 @@ describe('GET /api/v0/user', () => {
     expect((await sign(staff)).answer.firstStoreId).toBe(2)
     // No store, no name: the answer is the contract's token alone.
     expect(Object.keys((await sign(nobody)).answer)).toEqual(['token'])
+  })
+
+  it("says the user's role in each store (our addition: only an owner manages its devices)", async () => {
+    const { access } = await signIn(current.app, sms, staff)
+    expect((await get('/api/v0/user', access)).json().stores).toEqual([
+      { id: 2, name: '선릉점', images: [], role: 'staff' },
+    ])
   })
 
   it('answers a user with no stores with an empty list (the app refuses them)', async () => {

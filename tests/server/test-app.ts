@@ -70,7 +70,7 @@ export function capturedSms() {
  */
 export async function resetDatabase(app: { db: Database['db']; otp?: { forgetRefusals(): void } }) {
   await app.db.execute(
-    sql`truncate users, stores, memberships, usages, usage_years, login_codes, phone_locks, rate_events, sign_ins, refresh_tokens, known_device_epochs restart identity cascade`,
+    sql`truncate users, stores, memberships, usages, usage_years, login_codes, phone_locks, rate_events, sign_ins, refresh_tokens, known_device_epochs, devices, device_pairings, device_batches restart identity cascade`,
   )
   app.otp?.forgetRefusals()
 }

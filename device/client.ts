@@ -1,0 +1,189 @@
+// The reference device: pairs once, then delivers the sales it is given, store-and-forward. Sales are
+// taken into the durable queue (queue.ts) and sent oldest first in batches, each with an
+// Idempotency-Key kept on disk with its exact body; a failed attempt is tried again after a backoff with
+// jitter (network errors, timeouts, 409, 429 with its Retry-After, 5xx), any other 4xx stops the device
+// and is reported. A sale leaves the queue only after a 2xx. Every minute it tells the server how many
+// sales it still holds (heartbeat). Killed at any point and started again it loses nothing and sends
+// nothing twice under another key; resending the same batch is safe (the server answers it again).
+import { backoffMs, DeviceApi, type Fetch } from './http.ts'
+import { type Identity, readIdentity, writeIdentity } from './identity.ts'
+import { batchBody, DurableQueue, MAX_BATCH_BYTES, MAX_BATCH_SALES, type Sale } from './queue.ts'
+
+export interface DeviceOptions {
+  /** Overrides the server address kept at pairing. */
+  server?: string
+  fetch?: Fetch
+  /** Per request; 30 s by default. */
+  timeoutMs?: number
+  retry?: { baseMs: number; maxMs: number }
+  /** 60 s by default. */
+  heartbeatMs?: number
+  /** Where the device says what it does (one line each); nothing by default. */
+  log?: (line: string) => void
+  /** The device's clock (the `sentAt` of batches and heartbeats, which gives the server the skew). */
+  now?: () => Date
+  /** Most sales a batch holds (500, the server's limit, by default). */
+  batchSales?: number
+  /** The journal is compacted once it is this long (1 MiB by default). */
+  compactBytes?: number
+}
+
+export class PairingError extends Error {}
+
+/** Pairs with a code shown on the owner's devices screen and keeps the key owner-only in `dir`. */
+export async function pair(dir: string, server: string, code: string, options: DeviceOptions = {}) {
+  const api = new DeviceApi(server, options)
+  const outcome = await api.pair(code.trim())
+  if (outcome.kind === 'retry') throw new PairingError(`could not reach ${server}: ${outcome.reason}`)
+  if (outcome.kind === 'stop')
+    throw new PairingError(`pairing refused (${outcome.status}): ${outcome.message}`)
+  const identity: Identity = {
+    server,
+    deviceId: outcome.value.deviceId,
+    storeId: outcome.value.storeId,
+    key: outcome.value.key,
+    pairedAt: new Date().toISOString(),
+  }
+  writeIdentity(dir, identity)
+  return identity
+}
+
+export interface Stopped {
+  /** Set when the server refused the device (a 4xx other than 409 and 429): the reason to report. */
+  refused?: { status: number; message: string; call: 'sales' | 'heartbeat' }
+}
+
+export class Device {
+  readonly queue: DurableQueue
+  private readonly api: DeviceApi
+  private readonly identity: Identity
+  private stopped = false
+  private wake: (() => void) | undefined
+  private heartbeatTimer: ReturnType<typeof setInterval> | undefined
+  private finished: Promise<Stopped> | undefined
+  private refused: Stopped['refused']
+  private readonly idleWaiters: (() => void)[] = []
+
+  constructor(
+    readonly dir: string,
+    private readonly options: DeviceOptions = {},
+  ) {
+    const identity = readIdentity(dir)
+    if (!identity) throw new PairingError(`not paired: no key in ${dir} (pair first)`)
+    this.identity = identity
+    this.queue = DurableQueue.open(dir, options.compactBytes ? { compactBytes: options.compactBytes } : {})
+    this.api = new DeviceApi(options.server ?? identity.server, options)
+  }
+
+  get storeId() {
+    return this.identity.storeId
+  }
+
+  private log(line: string) {
+    this.options.log?.(line)
+  }
+
+  /** Queues sales durably (synced) and returns the ones taken; only then may they be reported taken. */
+  take(sales: Sale[]): Sale[] {
+    const taken = this.queue.add(sales)
+    if (taken.length > 0) this.wake?.()
+    return taken
+  }
+
+  /** Starts delivering and the heartbeats; resolves when stopped (stop(), or refused by the server). */
+  start(): Promise<Stopped> {
+    if (!this.finished) {
+      const every = this.options.heartbeatMs ?? 60_000
+      void this.beat()
+      this.heartbeatTimer = setInterval(() => void this.beat(), every)
+      this.finished = this.deliver().finally(() => {
+        if (this.heartbeatTimer) clearInterval(this.heartbeatTimer)
+        for (const resolve of this.idleWaiters.splice(0)) resolve()
+      })
+    }
+    return this.finished
+  }
+
+  stop() {
+    this.stopped = true
+    this.wake?.()
+  }
+
+  /** Resolves once the queue is empty (or the device has stopped). */
+  idle(): Promise<void> {
+    if (this.queue.length === 0 || this.stopped) return Promise.resolve()
+    return new Promise((resolve) => this.idleWaiters.push(resolve))
+  }
+
+  private refuse(call: 'sales' | 'heartbeat', status: number, message: string) {
+    this.refused ??= { status, message, call }
+    this.log(`refused by the server (${call}, ${status}): ${message}; stopping`)
+    this.stop()
+  }
+
+  private async beat() {
+    if (this.stopped) return
+    const now = this.options.now ?? (() => new Date())
+    const outcome = await this.api.heartbeat(this.identity.key, this.queue.length, now().toISOString())
+    if (outcome.kind === 'stop') this.refuse('heartbeat', outcome.status, outcome.message)
+    else if (outcome.kind === 'retry') this.log(`heartbeat failed: ${outcome.reason}`)
+  }
+
+  /** Waits `ms`, or less if woken (a new sale, or stop()). */
+  private pause(ms: number, wakeOnSale: boolean) {
+    return new Promise<void>((resolve) => {
+      const timer = ms === Number.POSITIVE_INFINITY ? undefined : setTimeout(done, ms)
+      function done() {
+        if (timer) clearTimeout(timer)
+        resolve()
+      }
+      this.wake = wakeOnSale ? done : () => this.stopped && done()
+    }).finally(() => {
+      this.wake = undefined
+    })
+  }
+
+  private async deliver(): Promise<Stopped> {
+    const retry = this.options.retry ?? { baseMs: 1000, maxMs: 60_000 }
+    const now = this.options.now ?? (() => new Date())
+    let attempt = 0
+    while (!this.stopped) {
+      const batch = this.queue.nextBatch({
+        sales: Math.min(this.options.batchSales ?? MAX_BATCH_SALES, MAX_BATCH_SALES),
+        bytes: MAX_BATCH_BYTES,
+      })
+      if (!batch) {
+        for (const resolve of this.idleWaiters.splice(0)) resolve()
+        await this.pause(Number.POSITIVE_INFINITY, true)
+        continue
+      }
+      const outcome = await this.api.sendSales(
+        this.identity.key,
+        batch.key,
+        batchBody(batch, now().toISOString()),
+      )
+      if (this.stopped && outcome.kind !== 'ok') break
+      if (outcome.kind === 'ok') {
+        const { accepted, duplicates, rejected } = outcome.value
+        this.queue.ack(batch.key, rejected)
+        attempt = 0
+        this.log(
+          `delivered ${batch.ids.length} sale(s): ${accepted} new, ${duplicates} already there, ${rejected.length} rejected`,
+        )
+        for (const { id, message } of rejected) this.log(`sale ${id} rejected: ${message}`)
+      } else if (outcome.kind === 'retry') {
+        const wait = backoffMs(attempt++, retry, outcome.retryAfterMs)
+        this.log(`sending failed (${outcome.reason}); trying again in ${Math.round(wait)} ms`)
+        await this.pause(wait, false)
+      } else {
+        this.refuse('sales', outcome.status, outcome.message)
+      }
+    }
+    return this.refused ? { refused: this.refused } : {}
+  }
+
+  close() {
+    this.stop()
+    this.queue.close()
+  }
+}

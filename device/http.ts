@@ -1,0 +1,131 @@
+// The device's three calls (docs/operations.md, "Devices"), and what each answer means for it: done,
+// try again later (network errors, timeouts, 409, 429 and 5xx), or stop and tell someone (any other 4xx).
+import type { Rejected } from './queue.ts'
+
+export interface SalesAnswer {
+  accepted: number
+  duplicates: number
+  rejected: Rejected[]
+  serverTime: string
+}
+
+export interface PairAnswer {
+  deviceId: number
+  storeId: number
+  key: string
+}
+
+export type Outcome<T> =
+  | { kind: 'ok'; value: T }
+  | { kind: 'retry'; reason: string; retryAfterMs?: number }
+  | { kind: 'stop'; status: number; message: string }
+
+/** The network the device speaks through; tests hand in a fake one. */
+export type Fetch = (url: string, init: RequestInit) => Promise<Response>
+
+/** `Retry-After` as milliseconds: delta-seconds or an HTTP date; undefined when absent or unreadable. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
+  if (header === null) return undefined
+  const trimmed = header.trim()
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000
+  const date = Date.parse(trimmed)
+  return Number.isFinite(date) ? Math.max(0, date - now) : undefined
+}
+
+async function messageOf(response: Response): Promise<string> {
+  const text = await response.text().catch(() => '')
+  try {
+    const body = JSON.parse(text) as { message?: unknown }
+    if (typeof body.message === 'string') return body.message
+  } catch {
+    // Not our error body.
+  }
+  return text.slice(0, 200) || response.statusText
+}
+
+const retryable = (status: number) => status === 409 || status === 429 || status >= 500
+
+export class DeviceApi {
+  constructor(
+    private readonly server: string,
+    private readonly options: { fetch?: Fetch; timeoutMs?: number } = {},
+  ) {}
+
+  private async call<T>(
+    path: string,
+    init: { body: string; headers?: Record<string, string> },
+    read: (response: Response) => Promise<T>,
+  ): Promise<Outcome<T>> {
+    const fetch = this.options.fetch ?? globalThis.fetch
+    let response: Response
+    try {
+      response = await fetch(new URL(`/api/v0${path}`, this.server).href, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...init.headers },
+        body: init.body,
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
+      })
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string } }).cause?.code
+      return { kind: 'retry', reason: cause ?? (error as Error).name ?? String(error) }
+    }
+    if (response.ok) {
+      try {
+        return { kind: 'ok', value: await read(response) }
+      } catch (error) {
+        // The answer was cut off: the call may or may not have been done, so it is tried again.
+        return { kind: 'retry', reason: `unreadable answer (${(error as Error).message})` }
+      }
+    }
+    const message = await messageOf(response)
+    if (retryable(response.status)) {
+      const after = retryAfterMs(response.headers.get('retry-after'))
+      return {
+        kind: 'retry',
+        reason: `${response.status} ${message}`,
+        ...(after === undefined ? {} : { retryAfterMs: after }),
+      }
+    }
+    return { kind: 'stop', status: response.status, message }
+  }
+
+  pair(code: string) {
+    return this.call('/device/pair', { body: JSON.stringify({ code }) }, async (response) => {
+      return (await response.json()) as PairAnswer
+    })
+  }
+
+  sendSales(key: string, idempotencyKey: string, body: string) {
+    return this.call(
+      '/device/sales',
+      { body, headers: { authorization: `Bearer ${key}`, 'idempotency-key': idempotencyKey } },
+      async (response) => (await response.json()) as SalesAnswer,
+    )
+  }
+
+  heartbeat(key: string, pending: number, sentAt: string) {
+    return this.call(
+      '/device/heartbeat',
+      { body: JSON.stringify({ pending, sentAt }), headers: { authorization: `Bearer ${key}` } },
+      async (response) => {
+        await response.arrayBuffer()
+      },
+    )
+  }
+}
+
+/**
+ * The wait before attempt `attempt + 1`: exponential from `baseMs` up to `maxMs`, with jitter (half
+ * fixed, half random, so devices that failed together do not come back together), and never shorter
+ * than what the server asked for in Retry-After.
+ */
+export function backoffMs(
+  attempt: number,
+  { baseMs, maxMs }: { baseMs: number; maxMs: number },
+  retryAfter?: number,
+  random = Math.random,
+) {
+  const cap = Math.min(maxMs, baseMs * 2 ** Math.min(attempt, 30))
+  const jittered = cap / 2 + random() * (cap / 2)
+  return Math.max(jittered, retryAfter ?? 0)
+}

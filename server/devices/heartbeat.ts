@@ -1,0 +1,16 @@
+// A device's heartbeat: the sales waiting in its queue, and its clock's skew when it sends `sentAt`.
+// Being seen is recorded by the key's check (auth.ts); a device revoked since is refused (false).
+import { sql } from 'drizzle-orm'
+import { type Db, queryRows } from '../db/client.ts'
+
+export async function recordHeartbeat(
+  db: Db,
+  { deviceId, pending, skewMs }: { deviceId: number; pending: number; skewMs: number | null },
+) {
+  const rows = await queryRows<{ id: number }>(
+    db,
+    sql`update devices set pending = ${pending}, skew_ms = coalesce(${skewMs}::bigint, skew_ms)
+        where id = ${deviceId} and revoked_at is null returning id`,
+  )
+  return rows.length > 0
+}

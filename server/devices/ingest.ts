@@ -1,0 +1,163 @@
+// Stores a device's batch of sales exactly once (docs/product.md §11, decisions 66–68).
+//
+// One transaction per batch, under a transaction-scoped advisory lock of (device, Idempotency-Key):
+//  - the lock is taken with pg_try_: a second request with the same key while the first runs finds it
+//    held and is answered 409 at once; a crash or a lost connection ends the transaction and frees it,
+//    so a key can never be left stuck "running";
+//  - an answered key is a row of device_batches (the hash of its sales and the answer given): the same
+//    sales again get that answer again and store nothing; other sales under it are refused (422);
+//  - the sales go into usages with the device as their source, `on conflict (device_id,
+//    device_sale_id) do nothing`: a sale already stored, by any batch and any key, is counted as a
+//    duplicate; a different sale under a stored id is rejected;
+//  - the device's row is updated last, only while it is not revoked (a revoke committed meanwhile
+//    rolls the whole batch back: 401), and the answer is stored in the same commit as the sales.
+// The insert fires the usages trigger (migrations 0001, 0002), which bumps usage_years' version of
+// every store-year the batch wrote, under that row's lock, the one every writer of the store-year
+// takes (the CSV import, the admin commands, SQL by hand): the usage answer's ETag and cache change
+// with the commit. A batch spanning several years takes those rows' locks in year order first, so two
+// such batches cannot deadlock.
+import { createHash } from 'node:crypto'
+import { sql } from 'drizzle-orm'
+import type { SalesAnswer } from '../../contract/api.ts'
+import { type Db, queryRows } from '../db/client.ts'
+import { deviceBatches } from '../db/schema.ts'
+import { type GoodSale, type Rejected, saleMessages } from './sales.ts'
+
+export type Ingested =
+  | { kind: 'answer'; answer: SalesAnswer; replayed: boolean }
+  | { kind: 'running' }
+  | { kind: 'other-body' }
+  | { kind: 'revoked' }
+
+export interface Batch {
+  device: { id: number; storeId: number }
+  key: string
+  /** The sales as sent (the batch's identity: `sentAt` is not part of it). */
+  sales: unknown[]
+  good: GoodSale[]
+  rejected: Rejected[]
+  /** Sales repeated within the batch itself. */
+  repeated: number
+  /** The device's clock minus the server's, when the batch said its `sentAt`. */
+  skewMs: number | null
+  now: Date
+}
+
+export const batchHash = (sales: unknown[]) =>
+  createHash('sha256').update(JSON.stringify(sales)).digest('base64url')
+
+class Revoked extends Error {}
+
+/** PostgreSQL's deadlock and serialization failures: the transaction may simply run again. */
+const retryable = (error: unknown): boolean => {
+  for (let e = error as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e)
+    if (e.code === '40P01' || e.code === '40001') return true
+  return false
+}
+
+export async function ingestBatch(db: Db, batch: Batch): Promise<Ingested> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ingestOnce(db, batch)
+    } catch (error) {
+      if (error instanceof Revoked) return { kind: 'revoked' }
+      if (attempt >= 3 || !retryable(error)) throw error
+    }
+  }
+}
+
+async function ingestOnce(db: Db, { device, key, sales, good, rejected, repeated, skewMs, now }: Batch) {
+  const hash = batchHash(sales)
+  return db.transaction(async (tx): Promise<Ingested> => {
+    const [lock] = await queryRows<{ locked: boolean }>(
+      tx,
+      sql`select pg_try_advisory_xact_lock(${device.id}::int, hashtext(${key})) as locked`,
+    )
+    if (!lock?.locked) return { kind: 'running' }
+    const [prior] = await queryRows<{ body_hash: string; answer: string }>(
+      tx,
+      sql`select body_hash, answer from device_batches where device_id = ${device.id} and key = ${key}`,
+    )
+    if (prior) {
+      if (prior.body_hash !== hash) return { kind: 'other-body' }
+      return { kind: 'answer', answer: JSON.parse(prior.answer) as SalesAnswer, replayed: true }
+    }
+
+    const years = [...new Set(good.map((sale) => Number(sale.createdAt.slice(0, 4))))].sort()
+    if (years.length > 1) {
+      await tx.execute(
+        sql`insert into usage_years (store_id, year)
+            select ${device.storeId}, y from json_array_elements_text(${JSON.stringify(years)}::json) y(y)
+            order by 2 on conflict do nothing`,
+      )
+      await tx.execute(
+        sql`select 1 from usage_years
+            where store_id = ${device.storeId}
+              and year in (select y::int from json_array_elements_text(${JSON.stringify(years)}::json) y(y))
+            order by year for update`,
+      )
+    }
+
+    let accepted = 0
+    let duplicates = repeated
+    const rejectedNow = [...rejected]
+    let lastSaleAt: string | null = null
+    if (good.length > 0) {
+      const rows = await queryRows<{ id: string; created_at: string; added: boolean; same: boolean | null }>(
+        tx,
+        sql`with input as (
+              select * from json_to_recordset(${JSON.stringify(good)}::json)
+                as r(id text, "createdAt" timestamptz, amount integer)),
+            added as (
+              insert into usages (store_id, created_at, amount, device_id, device_sale_id)
+              select ${device.storeId}, "createdAt", amount, ${device.id}, id from input
+              on conflict (device_id, device_sale_id) where device_id is not null do nothing
+              returning device_sale_id)
+            select i.id, i."createdAt" as created_at, a.device_sale_id is not null as added,
+              u.created_at = i."createdAt" and u.amount = i.amount as same
+            from input i
+            left join added a on a.device_sale_id = i.id
+            left join usages u on u.device_id = ${device.id} and u.device_sale_id = i.id`,
+      )
+      for (const row of rows) {
+        if (row.added) {
+          accepted++
+          const at = new Date(row.created_at).toISOString()
+          if (lastSaleAt === null || at > lastSaleAt) lastSaleAt = at
+        } else if (row.same === false) {
+          const sent = good.find((sale) => sale.id === row.id)
+          rejectedNow.push({ id: sent?.sentId ?? row.id, message: saleMessages.otherSale })
+        } else {
+          // Stored before (same === true), or by a batch that committed while this one ran, which
+          // this statement's snapshot does not show (same === null): either way already there.
+          duplicates++
+        }
+      }
+    }
+
+    const live = await queryRows<{ id: number }>(
+      tx,
+      sql`update devices set
+            skew_ms = coalesce(${skewMs}::bigint, skew_ms),
+            last_sale_at = greatest(last_sale_at, ${lastSaleAt}::timestamptz)
+          where id = ${device.id} and revoked_at is null
+          returning id`,
+    )
+    if (live.length === 0) throw new Revoked()
+
+    const answer: SalesAnswer = {
+      accepted,
+      duplicates,
+      rejected: rejectedNow,
+      serverTime: now.toISOString(),
+    }
+    await tx.insert(deviceBatches).values({
+      deviceId: device.id,
+      key,
+      bodyHash: hash,
+      answer: JSON.stringify(answer),
+      createdAt: now,
+    })
+    return { kind: 'answer', answer, replayed: false }
+  })
+}

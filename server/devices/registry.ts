@@ -1,0 +1,62 @@
+// The owner's view of a store's devices: the list, renaming, revoking (docs/product.md §11). Every
+// call names the store, and a device of another store is not found. Revoking is for good and at once:
+// the key's check reads the row on every request (auth.ts), and a batch being stored re-checks it
+// before its commit (ingest.ts); its waiting pairing code goes with it. Devices are never deleted:
+// their sales keep their source.
+import { and, asc, eq, sql } from 'drizzle-orm'
+import type { Device } from '../../contract/api.ts'
+import type { Db } from '../db/client.ts'
+import { devicePairings, devices } from '../db/schema.ts'
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null)
+
+export async function listDevices(db: Db, storeId: number): Promise<Device[]> {
+  const rows = await db
+    .select({
+      id: devices.id,
+      name: devices.name,
+      createdAt: devices.createdAt,
+      pairedAt: devices.pairedAt,
+      lastSeenAt: devices.lastSeenAt,
+      lastSaleAt: devices.lastSaleAt,
+      pending: devices.pending,
+      skewMs: devices.skewMs,
+      revokedAt: devices.revokedAt,
+    })
+    .from(devices)
+    .where(eq(devices.storeId, storeId))
+    .orderBy(asc(devices.id))
+  return rows.map((row) => ({
+    ...row,
+    createdAt: row.createdAt.toISOString(),
+    pairedAt: iso(row.pairedAt),
+    lastSeenAt: iso(row.lastSeenAt),
+    lastSaleAt: iso(row.lastSaleAt),
+    skewMs: row.skewMs === null ? null : Number(row.skewMs),
+    revokedAt: iso(row.revokedAt),
+  }))
+}
+
+/** False when the store has no such device. */
+export async function renameDevice(db: Db, storeId: number, deviceId: number, name: string) {
+  const changed = await db
+    .update(devices)
+    .set({ name })
+    .where(and(eq(devices.id, deviceId), eq(devices.storeId, storeId)))
+    .returning({ id: devices.id })
+  return changed.length > 0
+}
+
+/** False when the store has no such device; revoking a revoked device changes nothing. */
+export async function revokeDevice(db: Db, storeId: number, deviceId: number, now: Date) {
+  return db.transaction(async (tx) => {
+    const changed = await tx
+      .update(devices)
+      .set({ revokedAt: sql`coalesce(${devices.revokedAt}, ${now.toISOString()}::timestamptz)` })
+      .where(and(eq(devices.id, deviceId), eq(devices.storeId, storeId)))
+      .returning({ id: devices.id })
+    if (changed.length === 0) return false
+    await tx.delete(devicePairings).where(eq(devicePairings.deviceId, deviceId))
+    return true
+  })
+}
