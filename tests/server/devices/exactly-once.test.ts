@@ -79,7 +79,7 @@ describe('a stream split, repeated and reordered across batches and keys', () =>
             if (left.length > 0) sent.push({ device, body: left })
           }
           // Reordered: batches go out in a shuffled order; a retry keeps its batch's key.
-          const keyed = sent.map((batch, i) => ({
+          const keyed = sent.map((batch) => ({
             ...batch,
             key: `r${round}-${sent.findIndex((b) => b.body === batch.body)}`,
           }))
