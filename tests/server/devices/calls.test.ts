@@ -464,9 +464,11 @@ describe("a device's sales in the usage answer", () => {
       })
     const before = [await usage(), await usage(usageAccept)]
     expect(before[0]?.json()).toEqual({ usages: [] })
+    // One sale of last year in the batch too: its year's answer, not this one's.
     await postSales(app, key, 'one', [
       sale('s1', '2026-03-15T01:02:03.004Z', 5000),
       sale('s2', '2026-01-01T00:00:00Z', -500),
+      sale('s0', '2026-01-01T08:59:59.999+09:00', 700),
     ])
     const after = [await usage(), await usage(usageAccept)]
     const expected = [
@@ -479,6 +481,12 @@ describe("a device's sales in the usage answer", () => {
       compact.push({ createdAt: new Date(createdAt).toISOString(), amount }),
     )
     expect(compact).toEqual(expected)
+    const lastYear = await app.inject({
+      method: 'GET',
+      url: `/api/v0/store/${people.storeId}/usage?year=2025`,
+      headers: bearer(people.owner),
+    })
+    expect(lastYear.json()).toEqual({ usages: [{ createdAt: '2025-12-31T23:59:59.999Z', amount: 700 }] })
     for (const i of [0, 1]) expect(after[i]?.headers.etag).not.toBe(before[i]?.headers.etag)
     await postSales(app, key, 'two', [sale('s1', '2026-03-15T01:02:03.004Z', 5000)])
     const still = [await usage(), await usage(usageAccept)]
