@@ -7,6 +7,7 @@
 import fc from 'fast-check'
 import { expect, it } from 'vitest'
 import { addStore, addUser, grant } from '../../server/db/accounts.ts'
+import { addDevice, pairDevice } from '../../server/devices/pairing.ts'
 import { answerOf, type OpenApiDocument, operations, problems } from './openapi-check.ts'
 import { capturedSms, sharedTestApp, type TestApp, testClock } from './test-app.ts'
 
@@ -16,13 +17,24 @@ const owner = '01012345678'
 const clock = testClock()
 const sms = capturedSms()
 let userId = 0
+let deviceKey = ''
 const current = sharedTestApp({
   clock,
   sms,
   setup: async (app: TestApp) => {
     userId = await addUser(app.db, { phone: owner, name: '김사장' })
-    await grant(app.db, owner, await addStore(app.db, { name: '역삼점' }), 'owner')
-    await addStore(app.db, { name: '남의 매장' })
+    const storeId = await addStore(app.db, { name: '역삼점' })
+    await grant(app.db, owner, storeId, 'owner')
+    const otherStoreId = await addStore(app.db, { name: '남의 매장' })
+    // A device of the owner's store for the owner's calls to rename and revoke, and a paired one of
+    // the other store (which the owner's calls cannot revoke) whose key is the device calls' valid one.
+    const now = clock.now()
+    await addDevice(app.db, { storeId, name: '계산대', now, perHour: 100 })
+    const added = await addDevice(app.db, { storeId: otherStoreId, name: '키오스크', now, perHour: 100 })
+    const paired = added.ok
+      ? await pairDevice(app.db, { code: added.pairingCode, client: 'fuzz', now, perHour: 100 })
+      : undefined
+    deviceKey = paired?.ok ? paired.key : ''
   },
 })
 
@@ -130,6 +142,18 @@ function textFor(schema: Schema, name: string): fc.Arbitrary<string> {
     return fc.oneof(
       fc.constantFrom(owner, '010-1234-5678', '010 1234 5678'),
       fc.stringMatching(/^0[0-9 -]+$/),
+    )
+  }
+  if (name === 'sentAt') {
+    // A device's clock: mostly an instant as it writes one, else anything.
+    return fc.oneof(
+      {
+        weight: 3,
+        arbitrary: fc
+          .integer({ min: 946684800000, max: 4102444800000 })
+          .map((ms) => new Date(ms).toISOString()),
+      },
+      { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
     )
   }
   if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern))
@@ -267,7 +291,18 @@ function requestFor(operation: Operation): fc.Arbitrary<FuzzRequest> {
       { nil: [] as string[], freq: 4 },
     ),
   )
-  const readsBody = ['PUT', 'POST', 'DELETE'].includes(operation.method)
+  const readsBody = ['PUT', 'POST', 'PATCH', 'DELETE'].includes(operation.method)
+  // The batch key of a device's sales, when the operation takes one: right, wrong, or missing.
+  const takesBatchKey = parameters.some((p) => p.in === 'header' && p.name === 'idempotency-key')
+  const batchKey = takesBatchKey
+    ? fc.option(
+        fc.oneof(
+          { weight: 4, arbitrary: fc.stringMatching(/^[\x21-\x7e]{1,12}$/) },
+          { weight: 1, arbitrary: fc.constantFrom('x'.repeat(256), '', ' k', 'a b') },
+        ),
+        { nil: undefined, freq: 6 },
+      )
+    : fc.constant(undefined)
   const schema = operation.operation.requestBody?.content['application/json']?.schema as Schema | undefined
   return fc
     .record({
@@ -278,6 +313,7 @@ function requestFor(operation: Operation): fc.Arbitrary<FuzzRequest> {
         ? fc.option(bodyFor(schema), { nil: undefined, freq: schema ? 10 : 2 })
         : fc.constant(undefined),
       contentType,
+      batchKey,
       ifNoneMatch: fc.option(fc.constantFrom('*', '"x"', 'W/"1"', ''), { nil: undefined, freq: 4 }),
       contentEncoding: fc.option(fc.constantFrom('gzip', 'br', 'deflate', 'identity', 'xyz'), {
         nil: undefined,
@@ -288,18 +324,31 @@ function requestFor(operation: Operation): fc.Arbitrary<FuzzRequest> {
         freq: 3,
       }),
     })
-    .map(({ path, query, auth, body, contentType: type, ifNoneMatch, contentEncoding, acceptEncoding }) => {
-      let url = operation.path
-      for (const [name, value] of path) url = url.replace(`{${name}}`, value)
-      const pairs = query.flat()
-      if (pairs.length) url += `?${pairs.join('&')}`
-      const headers: Record<string, string> = {}
-      if (body !== undefined && type !== undefined) headers['content-type'] = type
-      if (body !== undefined && contentEncoding !== undefined) headers['content-encoding'] = contentEncoding
-      if (ifNoneMatch !== undefined) headers['if-none-match'] = ifNoneMatch
-      if (acceptEncoding !== undefined) headers['accept-encoding'] = acceptEncoding
-      return { operation, url, auth, headers, body }
-    })
+    .map(
+      ({
+        path,
+        query,
+        auth,
+        body,
+        contentType: type,
+        batchKey: key,
+        ifNoneMatch,
+        contentEncoding,
+        acceptEncoding,
+      }) => {
+        let url = operation.path
+        for (const [name, value] of path) url = url.replace(`{${name}}`, value)
+        const pairs = query.flat()
+        if (pairs.length) url += `?${pairs.join('&')}`
+        const headers: Record<string, string> = {}
+        if (body !== undefined && type !== undefined) headers['content-type'] = type
+        if (body !== undefined && contentEncoding !== undefined) headers['content-encoding'] = contentEncoding
+        if (ifNoneMatch !== undefined) headers['if-none-match'] = ifNoneMatch
+        if (key !== undefined) headers['idempotency-key'] = key
+        if (acceptEncoding !== undefined) headers['accept-encoding'] = acceptEncoding
+        return { operation, url, auth, headers, body }
+      },
+    )
 }
 
 it('answers generated requests with declared statuses and bodies only, never a 5xx', async () => {
@@ -327,7 +376,9 @@ it('answers generated requests with declared statuses and bodies only, never a 5
       const needsTokens = auth === 'valid' || auth === 'refresh-as-access' || url.includes(VALID_REFRESH)
       const tokens = needsTokens ? await app.tokens.start(userId) : undefined
       const finalHeaders = { ...headers }
-      if (auth === 'valid') finalHeaders.authorization = `Bearer ${tokens?.access}`
+      // A device's calls take its key; a user's token there is the wrong kind (as a key is on the others).
+      const forDevice = operation.operation.security?.some((scheme) => 'deviceKey' in (scheme as object))
+      if (auth === 'valid') finalHeaders.authorization = `Bearer ${forDevice ? deviceKey : tokens?.access}`
       if (auth === 'refresh-as-access') finalHeaders.authorization = `Bearer ${tokens?.refresh}`
       if (auth === 'garbage') finalHeaders.authorization = 'Bearer eyJhbGciOiJub25lIn0.e30.'
       if (auth === 'basic') finalHeaders.authorization = 'Basic dXNlcjpwYXNz'
