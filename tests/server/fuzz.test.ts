@@ -26,10 +26,11 @@ const current = sharedTestApp({
     const storeId = await addStore(app.db, { name: '역삼점' })
     await grant(app.db, owner, storeId, 'owner')
     const otherStoreId = await addStore(app.db, { name: '남의 매장' })
-    // A device of the owner's store for the owner's calls to rename and revoke, and a paired one of
-    // the other store (which the owner's calls cannot revoke) whose key is the device calls' valid one.
+    // Devices 1 and 2 of the owner's store for the owner's calls to rename and revoke, and a paired one
+    // of the other store (which the owner's calls cannot revoke) whose key is the device calls' valid one.
     const now = clock.now()
     await addDevice(app.db, { storeId, name: '계산대', now, perHour: 100 })
+    await addDevice(app.db, { storeId, name: '세탁기 옆', now, perHour: 100 })
     const added = await addDevice(app.db, { storeId: otherStoreId, name: '키오스크', now, perHour: 100 })
     const paired = added.ok
       ? await pairDevice(app.db, { code: added.pairingCode, client: 'fuzz', now, perHour: 100 })
@@ -143,6 +144,10 @@ function textFor(schema: Schema, name: string): fc.Arbitrary<string> {
       fc.constantFrom(owner, '010-1234-5678', '010 1234 5678'),
       fc.stringMatching(/^0[0-9 -]+$/),
     )
+  }
+  if (name === 'name') {
+    // A device's name: as an owner types one, else anything.
+    return fc.oneof(fc.constantFrom('계산대', '키오스크 2', ' 세탁기 옆 '), fc.string({ maxLength: 50 }))
   }
   if (name === 'sentAt') {
     // A device's clock: mostly an instant as it writes one, else anything.
