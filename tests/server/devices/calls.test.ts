@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { decodeUsage } from '../../../contract/usage-compact.ts'
 import { usageAccept } from '../../../contract/usage-compact-type.ts'
 import { queryRows } from '../../../server/db/client.ts'
+import { importUsageCsv } from '../../../server/db/import.ts'
 import { saleMessages } from '../../../server/devices/sales.ts'
 import { messages } from '../../../server/errors.ts'
 import { answerOf, type OpenApiDocument, problems } from '../openapi-check.ts'
@@ -494,6 +495,34 @@ describe("a device's sales in the usage answer", () => {
     await postSales(app, key, 'two', [sale('s1', '2026-03-15T01:02:03.004Z', 5000)])
     const still = [await usage(), await usage(usageAccept)]
     for (const i of [0, 1]) expect(still[i]?.headers.etag).toBe(after[i]?.headers.etag)
+  })
+})
+
+describe('devices beside the CSV import', () => {
+  it('keep their own keys: each source stores its sales once, neither skips nor replaces the other', async () => {
+    const { app } = current
+    const { key, deviceId } = await pairedDevice(app, people.storeId, people.owner)
+    const csv = 'createdAt,amount,id\n2026-03-15T10:00:00+09:00,3000,x1\n2026-03-15T10:05:00+09:00,3000,\n'
+    expect(await importUsageCsv(app.db, people.storeId, csv)).toMatchObject({ imported: 2, skipped: 0 })
+    const posted = await postSales(app, key, 'k', [sale('x1', '2026-03-15T10:00:00+09:00', 3000)])
+    expect(posted.json()).toMatchObject({ accepted: 1, duplicates: 0 })
+    expect(await importUsageCsv(app.db, people.storeId, csv)).toMatchObject({ imported: 0, skipped: 2 })
+    expect(
+      (await postSales(app, key, 'k2', [sale('x1', '2026-03-15T10:00:00+09:00', 3000)])).json(),
+    ).toMatchObject({
+      accepted: 0,
+      duplicates: 1,
+    })
+    const rows = await queryRows<{
+      source_id: string | null
+      device_id: number | null
+      device_sale_id: string | null
+    }>(app.db, sql`select source_id, device_id, device_sale_id from usages order by id`)
+    expect(rows).toEqual([
+      { source_id: 'id:x1', device_id: null, device_sale_id: null },
+      { source_id: expect.stringMatching(/^src:/), device_id: null, device_sale_id: null },
+      { source_id: null, device_id: deviceId, device_sale_id: 'x1' },
+    ])
   })
 })
 
