@@ -16,7 +16,12 @@ import { addDevice } from '../devices/pairing.ts'
 import { listDevices, renameDevice, revokeDevice } from '../devices/registry.ts'
 import { ApiError, messages } from '../errors.ts'
 
-const trimmed = (name: string) => name.trim()
+/** The name as kept: trimmed; a control character or an unpaired surrogate is a 400 (the database keeps neither). */
+function trimmed(name: string) {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: they are what is refused
+  if (/[\u0000-\u001f\u007f]/.test(name) || /\p{Cs}/u.test(name)) throw new ApiError(400, messages.deviceName)
+  return name.trim()
+}
 
 export const deviceOwnerRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // On the id as validated (the schema reads `1e3` as 1000: a check on the raw text would miss it).

@@ -155,7 +155,7 @@ describe("the owner's calls", () => {
 
   it('answers 400 for a bad name, 404 for a device not of the store, 429 past the hourly adds', async () => {
     const { app } = current
-    for (const name of ['', '   ', 'x'.repeat(41), null]) {
+    for (const name of ['', '   ', 'x'.repeat(41), null, 'a\u0000b', 'a\ud800b']) {
       const response = await app.inject({
         method: 'POST',
         url: devicesUrl(),
@@ -323,6 +323,12 @@ describe('a batch of sales', () => {
       '1 7 2026-03-15T02:00:00.250Z -1500',
       '1 a 2026-03-15T02:59:00.000Z 4000',
       '1 zero 2026-03-15T02:00:00.000Z 0',
+    ])
+    // Text the database could not keep is a bad id too, never a 500.
+    const odd = await postSales(app, key, 'batch-odd', [sale('a\ud800b'), sale('a\u0000')])
+    expect(odd.json().rejected).toEqual([
+      { id: 'a\ud800b', message: saleMessages.id },
+      { id: 'a\u0000', message: saleMessages.id },
     ])
     // Within 5 minutes ahead is a clock running fast, not a mistake.
     const ahead = await postSales(app, key, 'batch-2', [sale('k', '2026-03-15T03:05:00Z')])
