@@ -77,6 +77,19 @@ const usageBuilds = [
   recompression: { json?: { ms: number; bytesPerRecord: { brotli: number } } }
 }[]
 
+step('ingestion from 20 devices in batches of 100 (PGlite, and PostgreSQL when DATABASE_URL is set)')
+interface IngestPhase {
+  batches: number
+  salesPerSecond: number
+  p50Ms: number
+  p99Ms: number
+  errors: number
+}
+const ingestion = [
+  ownProcess('bench/ingest.ts'),
+  ...(process.env.DATABASE_URL ? [ownProcessOn(process.env.DATABASE_URL, 'bench/ingest.ts')] : []),
+] as { database: string; seconds: number; paced: IngestPhase; flat: IngestPhase }[]
+
 step('snapshots of the embedded database with the demo data')
 const snapshot = ownProcess('bench/snapshot.ts')
 step(`importing ${rowsText} CSV rows into the embedded database${full ? ' (several minutes)' : ''}`)
@@ -209,6 +222,16 @@ for (const built of usageBuilds) {
       '',
     ])
 }
+for (const run of ingestion) {
+  const phase = (p: IngestPhase) =>
+    `${p.salesPerSecond} sales/s, batch p50 ${ms(p.p50Ms)}, p99 ${ms(p.p99Ms)}${p.errors ? `, ${p.errors} errors` : ''}`
+  rows.push([
+    `ingestion, ${run.database}: 20 devices, a batch of 100 a second each (2,000 sales/s offered)`,
+    phase(run.paced),
+    run.database === 'postgres' ? 'target >= 2,000 sales/s, p99 <= 100 ms' : '',
+  ])
+  rows.push([`ingestion, ${run.database}: 20 devices back to back`, phase(run.flat), ''])
+}
 rows.push([
   `snapshot, demo data (${snapshot.records} records)`,
   `${snapshot.snapshotMb} MB; database held ${ms(snapshot.blockedMs)}, event loop stalled ${ms(snapshot.loopStallMs)}, a query waited ${ms(snapshot.queryWaitMs)}; on disk after ${ms(snapshot.totalMs)}`,
@@ -261,6 +284,7 @@ const results = {
   throttled,
   lighthouse,
   usageBuilds,
+  ingestion,
   snapshot,
   csvImport,
   snapshotMemory,

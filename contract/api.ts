@@ -87,7 +87,10 @@ export const DeviceParams = Type.Object({
   deviceId: Type.Integer({ minimum: 1, maximum: 2147483647 }),
 })
 
-/** A device's name as the owner gives it: 1 to 40 characters, not only spaces. */
+/**
+ * A device's name as the owner gives it: 1 to 40 characters, not only spaces; our server also refuses
+ * control characters and unpaired surrogates (text the database cannot keep).
+ */
 export const DeviceName = Type.String({ minLength: 1, maxLength: 40, pattern: '\\S' })
 
 export const NewDeviceRequest = Type.Object({ name: DeviceName }, { additionalProperties: false })

@@ -87,7 +87,7 @@ async function ingestOnce(db: Db, { device, key, sales, good, rejected, repeated
     if (years.length > 1) {
       await tx.execute(
         sql`insert into usage_years (store_id, year)
-            select ${device.storeId}, y from json_array_elements_text(${JSON.stringify(years)}::json) y(y)
+            select ${device.storeId}::int, y::int from json_array_elements_text(${JSON.stringify(years)}::json) y(y)
             order by 2 on conflict do nothing`,
       )
       await tx.execute(

@@ -61,7 +61,13 @@ export function parseInstant(text: unknown, now: Date): Date | string {
 function saleId(id: unknown): string | null {
   if (typeof id === 'number') return Number.isSafeInteger(id) && id >= 0 ? String(id) : null
   if (typeof id !== 'string' || id.length === 0 || id.length > maxIdLength) return null
-  return /^[\x21-\x7e\u00a0-\uffff][\x20-\x7e\u00a0-\uffff]*$/.test(id) && id.trim() === id ? id : null
+  // Visible characters and inner spaces; no control character, no unpaired surrogate (\p{Cs} with the
+  // u flag matches only those), which the database's JSON could not read.
+  return /^[\x21-\x7e\u00a0-\uffff][\x20-\x7e\u00a0-\uffff]*$/.test(id) &&
+    !/\p{Cs}/u.test(id) &&
+    id.trim() === id
+    ? id
+    : null
 }
 
 export function checkSales(sales: unknown[], now: Date): CheckedSales {

@@ -16,15 +16,17 @@ import { addDevice } from '../devices/pairing.ts'
 import { listDevices, renameDevice, revokeDevice } from '../devices/registry.ts'
 import { ApiError, messages } from '../errors.ts'
 
-const trimmed = (name: string) => name.trim()
+/** The name as kept: trimmed; a control character or an unpaired surrogate is a 400 (the database keeps neither). */
+function trimmed(name: string) {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: they are what is refused
+  if (/[\u0000-\u001f\u007f]/.test(name) || /\p{Cs}/u.test(name)) throw new ApiError(400, messages.deviceName)
+  return name.trim()
+}
 
 export const deviceOwnerRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  // Before the body is checked: a staff member learns nothing from this store's calls but the 403. An
-  // id that is not a store id is left to the schema (400).
-  app.addHook('preValidation', async (request) => {
-    const text = String((request.params as { id?: unknown }).id ?? '')
-    const id = /^[1-9][0-9]{0,9}$/.test(text) ? Number(text) : 0
-    if (id < 1 || id > 2147483647) return
+  // On the id as validated (the schema reads `1e3` as 1000: a check on the raw text would miss it).
+  app.addHook('preHandler', async (request) => {
+    const { id } = request.params as { id: number }
     if (!(await app.storeAccess.isOwner(request.userId, id))) throw new ApiError(403, messages.ownerOnly)
   })
 

@@ -92,6 +92,13 @@ export interface TestAppOptions {
 const postgresUrls = new WeakMap<Database['db'], string>()
 const databases = new WeakMap<Database['db'], Database>()
 
+/** The PostgreSQL address of a test app's database (TEST_DB=postgres), for a connection of a test's own. */
+export function postgresUrlOf(app: { db: Database['db'] }): string {
+  const url = postgresUrls.get(app.db)
+  if (!url) throw new Error('not a PostgreSQL test database')
+  return url
+}
+
 async function secondInstanceDatabase(of: { db: Database['db'] }): Promise<Database> {
   const url = postgresUrls.get(of.db)
   if (url) return openDatabase({ databaseUrl: url })

@@ -110,8 +110,8 @@ const utc = (year: number, month = 1, day = 1) => Date.UTC(year, month - 1, day)
 const maxAmount = 10_000_000
 
 const amount = fc.oneof(
-  fc.constantFrom(0, 1, maxAmount, maxAmount - 1),
-  fc.integer({ min: 0, max: maxAmount }),
+  fc.constantFrom(0, 1, -1, maxAmount, maxAmount - 1, -maxAmount),
+  fc.integer({ min: -maxAmount, max: maxAmount }),
 )
 
 /** An instant near the asked year: often on its edges, sometimes just outside it, any millisecond. */
@@ -171,11 +171,11 @@ describe('the canonical usage bytes: server answer → fast byte scanner', () =>
     expect(fast.total).toBe(maxAmount + 9_999_999 + 10 + 100 + 4000)
   })
 
-  it('keeps amounts from 0 to 10,000,000 today, so the server writes no minus yet', async () => {
+  it('keeps amounts from -10,000,000 to 10,000,000 (a device may post a refund, decision 68)', async () => {
     await expect(
       current.app.db
         .insert(usages)
-        .values({ storeId, createdAt: new Date('2026-03-01T00:00:00Z'), amount: -1 }),
+        .values({ storeId, createdAt: new Date('2026-03-01T00:00:00Z'), amount: -maxAmount - 1 }),
     ).rejects.toThrow()
     await expect(
       current.app.db
@@ -184,8 +184,8 @@ describe('the canonical usage bytes: server answer → fast byte scanner', () =>
     ).rejects.toThrow()
   })
 
-  it('scans negative and int32-sized amounts on the fast path, should the database ever allow them', async () => {
-    // Today the database keeps 0 to 10,000,000; a negative amount would be a refund (docs/product.md §3).
+  it('scans int32-sized amounts on the fast path, should the database ever allow them', async () => {
+    // The database keeps -10,000,000 to 10,000,000 (a negative amount is a refund, docs/product.md §3).
     // Without the range, the column's own type bounds what the server's SQL can write.
     const { access } = await signIn(current.app, sms, owner)
     const db = current.app.db
@@ -211,7 +211,7 @@ describe('the canonical usage bytes: server answer → fast byte scanner', () =>
     } finally {
       await db.execute(sql`delete from usages`)
       await db.execute(
-        sql`alter table usages add constraint usages_amount_range check (amount between 0 and 10000000)`,
+        sql`alter table usages add constraint usages_amount_range check (amount between -10000000 and 10000000)`,
       )
     }
   })

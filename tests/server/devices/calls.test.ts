@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { decodeUsage } from '../../../contract/usage-compact.ts'
 import { usageAccept } from '../../../contract/usage-compact-type.ts'
 import { queryRows } from '../../../server/db/client.ts'
+import { importUsageCsv } from '../../../server/db/import.ts'
 import { saleMessages } from '../../../server/devices/sales.ts'
 import { messages } from '../../../server/errors.ts'
 import { answerOf, type OpenApiDocument, problems } from '../openapi-check.ts'
@@ -34,8 +35,8 @@ const undeclared: string[] = []
 const documentPath = (url: string) =>
   url
     .split('?')[0]
-    ?.replace(/\/store\/\d+\/devices\/\d+$/, '/store/{id}/devices/{deviceId}')
-    .replace(/\/store\/\d+\//, '/store/{id}/') ?? url
+    ?.replace(/\/store\/[^/]+\/devices\/[^/]+$/, '/store/{id}/devices/{deviceId}')
+    .replace(/\/store\/[^/]+\//, '/store/{id}/') ?? url
 beforeAll(async () => {
   const { app } = current
   const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as OpenApiDocument
@@ -116,19 +117,22 @@ describe("the owner's calls", () => {
     expect(paired.statusCode).toBe(401)
   })
 
-  it('refuses staff, strangers and other stores with 403, before reading the body', async () => {
+  it('refuses staff, strangers and other stores with 403, however the store id is written', async () => {
     const { app } = current
     for (const [url, token] of [
       [devicesUrl(), people.staff],
       [`/api/v0/store/${people.otherStoreId}/devices`, people.owner],
       ['/api/v0/store/999/devices', people.owner],
+      // Numbers the schema reads: 1e3 is store 1000, 2e0 the other store.
+      ['/api/v0/store/1e3/devices', people.owner],
+      [`/api/v0/store/${people.otherStoreId}e0/devices`, people.owner],
     ] as const) {
       for (const method of ['GET', 'POST'] as const) {
         const response = await app.inject({
           method,
           url,
           headers: bearer(token),
-          payload: method === 'POST' ? { name: '' } : undefined,
+          payload: method === 'POST' ? { name: 'x' } : undefined,
         })
         expect(response.statusCode, `${method} ${url}`).toBe(403)
         expect(response.json().message).toBe(messages.ownerOnly)
@@ -151,7 +155,7 @@ describe("the owner's calls", () => {
 
   it('answers 400 for a bad name, 404 for a device not of the store, 429 past the hourly adds', async () => {
     const { app } = current
-    for (const name of ['', '   ', 'x'.repeat(41), null]) {
+    for (const name of ['', '   ', 'x'.repeat(41), null, 'a\u0000b', 'a\ud800b']) {
       const response = await app.inject({
         method: 'POST',
         url: devicesUrl(),
@@ -320,6 +324,12 @@ describe('a batch of sales', () => {
       '1 a 2026-03-15T02:59:00.000Z 4000',
       '1 zero 2026-03-15T02:00:00.000Z 0',
     ])
+    // Text the database could not keep is a bad id too, never a 500.
+    const odd = await postSales(app, key, 'batch-odd', [sale('a\ud800b'), sale('a\u0000')])
+    expect(odd.json().rejected).toEqual([
+      { id: 'a\ud800b', message: saleMessages.id },
+      { id: 'a\u0000', message: saleMessages.id },
+    ])
     // Within 5 minutes ahead is a clock running fast, not a mistake.
     const ahead = await postSales(app, key, 'batch-2', [sale('k', '2026-03-15T03:05:00Z')])
     expect(ahead.json()).toMatchObject({ accepted: 1, rejected: [] })
@@ -464,9 +474,11 @@ describe("a device's sales in the usage answer", () => {
       })
     const before = [await usage(), await usage(usageAccept)]
     expect(before[0]?.json()).toEqual({ usages: [] })
+    // One sale of last year in the batch too: its year's answer, not this one's.
     await postSales(app, key, 'one', [
       sale('s1', '2026-03-15T01:02:03.004Z', 5000),
       sale('s2', '2026-01-01T00:00:00Z', -500),
+      sale('s0', '2026-01-01T08:59:59.999+09:00', 700),
     ])
     const after = [await usage(), await usage(usageAccept)]
     const expected = [
@@ -479,10 +491,44 @@ describe("a device's sales in the usage answer", () => {
       compact.push({ createdAt: new Date(createdAt).toISOString(), amount }),
     )
     expect(compact).toEqual(expected)
+    const lastYear = await app.inject({
+      method: 'GET',
+      url: `/api/v0/store/${people.storeId}/usage?year=2025`,
+      headers: bearer(people.owner),
+    })
+    expect(lastYear.json()).toEqual({ usages: [{ createdAt: '2025-12-31T23:59:59.999Z', amount: 700 }] })
     for (const i of [0, 1]) expect(after[i]?.headers.etag).not.toBe(before[i]?.headers.etag)
     await postSales(app, key, 'two', [sale('s1', '2026-03-15T01:02:03.004Z', 5000)])
     const still = [await usage(), await usage(usageAccept)]
     for (const i of [0, 1]) expect(still[i]?.headers.etag).toBe(after[i]?.headers.etag)
+  })
+})
+
+describe('devices beside the CSV import', () => {
+  it('keep their own keys: each source stores its sales once, neither skips nor replaces the other', async () => {
+    const { app } = current
+    const { key, deviceId } = await pairedDevice(app, people.storeId, people.owner)
+    const csv = 'createdAt,amount,id\n2026-03-15T10:00:00+09:00,3000,x1\n2026-03-15T10:05:00+09:00,3000,\n'
+    expect(await importUsageCsv(app.db, people.storeId, csv)).toMatchObject({ imported: 2, skipped: 0 })
+    const posted = await postSales(app, key, 'k', [sale('x1', '2026-03-15T10:00:00+09:00', 3000)])
+    expect(posted.json()).toMatchObject({ accepted: 1, duplicates: 0 })
+    expect(await importUsageCsv(app.db, people.storeId, csv)).toMatchObject({ imported: 0, skipped: 2 })
+    expect(
+      (await postSales(app, key, 'k2', [sale('x1', '2026-03-15T10:00:00+09:00', 3000)])).json(),
+    ).toMatchObject({
+      accepted: 0,
+      duplicates: 1,
+    })
+    const rows = await queryRows<{
+      source_id: string | null
+      device_id: number | null
+      device_sale_id: string | null
+    }>(app.db, sql`select source_id, device_id, device_sale_id from usages order by id`)
+    expect(rows).toEqual([
+      { source_id: 'id:x1', device_id: null, device_sale_id: null },
+      { source_id: expect.stringMatching(/^src:/), device_id: null, device_sale_id: null },
+      { source_id: null, device_id: deviceId, device_sale_id: 'x1' },
+    ])
   })
 })
 
