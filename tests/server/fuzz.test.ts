@@ -188,7 +188,12 @@ function bodyFor(schema: Schema | undefined): fc.Arbitrary<string> {
           },
         ),
       ),
-      fc.option(fc.tuple(fc.string({ maxLength: 10 }), anyJson), { nil: undefined, freq: 3 }),
+      // A field the schema does not name, in one body of four: every body of a schema that refuses them
+      // is a 400, so more would leave the calls with a body (a device's rename) short of their success.
+      fc.oneof(
+        { weight: 3, arbitrary: fc.constant(undefined) },
+        { weight: 1, arbitrary: fc.tuple(fc.string({ maxLength: 10 }), anyJson) },
+      ),
     )
     .map((values) => {
       const body: Record<string, unknown> = {}
@@ -416,21 +421,28 @@ it('answers generated requests with declared statuses and bodies only, never a 5
       if (found.length) throw new Error(`${operation.method} ${finalUrl.slice(0, 300)}: ${found.join('; ')}`)
     },
   )
+  const secured = all.filter((o) => o.operation.security?.length)
+  const succeeded = ({ method, path }: { method: string; path: string }) =>
+    [...(counts.get(`${method} ${path}`)?.keys() ?? [])].some((status) => status < 400)
   try {
-    await fc.assert(property, {
-      seed,
-      numRuns: 1_000_000,
-      interruptAfterTimeLimit: timeLimitMs,
-      markInterruptAsFailure: false,
-      endOnFailure: true,
-    })
+    // The fixed seed for FUZZ_MS; on a slow machine, where that is too few requests for every secured
+    // call to have reached its success, the next seeds go on, up to three times as long in all.
+    for (let round = 0; round === 0 || (round < 3 && !secured.every(succeeded)); round += 1) {
+      await fc.assert(property, {
+        seed: seed + round,
+        numRuns: 1_000_000,
+        interruptAfterTimeLimit: timeLimitMs,
+        markInterruptAsFailure: false,
+        endOnFailure: true,
+      })
+    }
   } finally {
     printFigures()
   }
   // Enough requests to mean something, and the valid tokens did their part: every operation that
   // asks for one answered some requests with success.
   expect(sent).toBeGreaterThan(200)
-  for (const { method, path } of all.filter((o) => o.operation.security?.length)) {
+  for (const { method, path } of secured) {
     const statuses = [...(counts.get(`${method} ${path}`)?.keys() ?? [])]
     expect(
       statuses.some((status) => status < 400),
