@@ -1,15 +1,18 @@
-// `--simulate`: sales at a laundry store's usual rhythm, for demos and trials. The rhythm is the demo
-// data's (server/db/seed.ts, written twice on purpose: the device imports nothing of the server): by
-// hour of the day in Korea, by weekday and by month, with the same prices. Arrivals are a Poisson
+// `--simulate`: sales at a laundry store's usual rhythm, for demos and trials. The rhythm is defined
+// here, once: the demo data (server/db/seed.ts) reads it from this file, so the live demo devices sell
+// as the seeded history did (the device imports nothing of the server): by hour of the day in Korea, by
+// weekday and by month, with the same prices. Arrivals are a Poisson
 // process whose rate follows that rhythm (drawn by thinning), so the figures look like the seeded ones.
 
-/** How often a cycle starts at each hour of the day, Korea time. */
-const hourWeights = [3, 2, 1, 1, 1, 1, 2, 4, 6, 7, 8, 8, 8, 8, 8, 8, 9, 10, 12, 13, 13, 12, 9, 6]
+/** How often a cycle starts at each hour of the day, Korea time: quiet at night, busiest after work. */
+export const hourWeights = [3, 2, 1, 1, 1, 1, 2, 4, 6, 7, 8, 8, 8, 8, 8, 8, 9, 10, 12, 13, 13, 12, 9, 6]
 const hourTotal = hourWeights.reduce((sum, weight) => sum + weight, 0)
-/** ISO weekday 1 (Monday) to 7. */
-const weekdayFactor = [0.92, 0.92, 0.92, 0.92, 1.1, 1.35, 1.35]
-const monthFactor = [1.1, 1.0, 0.95, 0.95, 1.0, 1.05, 1.2, 1.2, 1.0, 0.95, 1.0, 1.1]
-const amountWeights: [number, number][] = [
+/** By ISO weekday 1 (Monday) to 7: busier at weekends and on Fridays. */
+export const weekdayFactor = [0.92, 0.92, 0.92, 0.92, 1.1, 1.35, 1.35]
+/** By month: busier in the rainy season and in winter. */
+export const monthFactor = [1.1, 1.0, 0.95, 0.95, 1.0, 1.05, 1.2, 1.2, 1.0, 0.95, 1.0, 1.1]
+/** Prices of a cycle in won, with how often each is paid: small and large washers, dryers, bedding. */
+export const amountWeights: [number, number][] = [
   [3000, 5],
   [3500, 2],
   [4000, 6],

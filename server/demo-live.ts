@@ -27,12 +27,15 @@ export async function startDemoDevices({
   dataDir,
   url,
   log,
+  speed = 1,
 }: {
   db: Db
   dataDir: string
   /** The server's own address. */
   url: string
   log: FastifyBaseLogger
+  /** Time runs this much faster for the demo devices (a test that sees sales within seconds). */
+  speed?: number
 }): Promise<{ stop(): void }> {
   const owned = await db
     .select({ id: stores.id, name: stores.name })
@@ -72,7 +75,7 @@ export async function startDemoDevices({
         log: (line) => log.debug(`demo device of store ${store.id}: ${line}`),
       })
       const silent = plan === demoStores[0] ? demoSilentHours : undefined
-      const sales = simulate({ perDay: plan.cyclesPerDay, ...(silent ? { silent } : {}) }, (amount) =>
+      const sales = simulate({ perDay: plan.cyclesPerDay, speed, ...(silent ? { silent } : {}) }, (amount) =>
         device.take([{ id: randomUUID(), createdAt: new Date().toISOString(), amount }]),
       )
       void device

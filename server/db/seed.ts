@@ -4,6 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { count, sql } from 'drizzle-orm'
+import { amountWeights, hourWeights, monthFactor, weekdayFactor } from '../../device/simulate.ts'
 import type { Db } from './client.ts'
 import { memberships, stores, users } from './schema.ts'
 
@@ -20,25 +21,8 @@ export const demoStores = [
   { name: '하얀 셀프빨래방 대치점', cyclesPerDay: 45, colour: '#9b51e0' },
 ]
 
-/** How often a cycle starts at each hour of the day, Korea time: quiet at night, busiest after work. */
-const hourWeights = [3, 2, 1, 1, 1, 1, 2, 4, 6, 7, 8, 8, 8, 8, 8, 8, 9, 10, 12, 13, 13, 12, 9, 6]
-/** Prices of a cycle in won: small and large washers, dryers, bedding washers. */
-const amountWeights: Record<number, number> = {
-  3000: 5,
-  3500: 2,
-  4000: 6,
-  4500: 1,
-  5000: 3,
-  6000: 2,
-  7000: 1,
-  8000: 1,
-}
-/** Busier at weekends (ISO day of week 6, 7) and Fridays; by month, busier in the rainy season and winter. */
-const weekdayFactor = [0.92, 0.92, 0.92, 0.92, 1.1, 1.35, 1.35]
-const monthFactor = [1.1, 1.0, 0.95, 0.95, 1.0, 1.05, 1.2, 1.2, 1.0, 0.95, 1.0, 1.1]
-
-const expand = (weights: Record<number, number>) =>
-  Object.entries(weights).flatMap(([value, weight]) => Array<number>(weight).fill(Number(value)))
+const expand = (weights: [number, number][]) =>
+  weights.flatMap(([value, weight]) => Array<number>(weight).fill(value))
 const intArray = (values: number[]) => sql.raw(`array[${values.join(',')}]::int[]`)
 const numericArray = (values: number[]) => sql.raw(`array[${values.join(',')}]::numeric[]`)
 
@@ -87,7 +71,7 @@ export async function seedDemoIfEmpty(db: Db, imageDir: string, now: Date): Prom
   if ((row?.n ?? 0) > 0) return false
   writeImages(imageDir)
   const from = `${now.getUTCFullYear() - 1}-01-01`
-  const hours = expand(Object.fromEntries(hourWeights.map((weight, hour) => [hour, weight])))
+  const hours = expand(hourWeights.map((weight, hour): [number, number] => [hour, weight]))
   const amounts = expand(amountWeights)
 
   await db.transaction(async (tx) => {

@@ -1,0 +1,71 @@
+// The demo is alive: the demo stores' devices pair through the real calls and their sales land in the
+// store's records, as any device's do. Time runs fast for them here, so sales come within seconds.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { eq, isNotNull } from 'drizzle-orm'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { addStore, addUser, grant } from '../../server/db/accounts.ts'
+import { devices, usages } from '../../server/db/schema.ts'
+import { demoAccounts, demoStores } from '../../server/db/seed.ts'
+import { demoDeviceName, startDemoDevices } from '../../server/demo-live.ts'
+import { createTestApp, type TestApp } from './test-app.ts'
+
+let app: TestApp
+let url: string
+let storeId: number
+const dataDir = mkdtempSync(path.join(tmpdir(), 'laundry-demo-live-'))
+
+beforeAll(async () => {
+  app = await createTestApp()
+  url = await app.listen({ port: 0, host: '127.0.0.1' })
+  await addUser(app.db, { phone: demoAccounts.owner, name: '김사장' })
+  // Not the busiest store, whose device falls silent in the afternoon.
+  storeId = await addStore(app.db, { name: demoStores[1]?.name ?? '' })
+  await grant(app.db, demoAccounts.owner, storeId, 'owner')
+})
+afterAll(async () => {
+  await app.close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+async function deviceSales() {
+  return app.db
+    .select({ deviceId: usages.deviceId, amount: usages.amount })
+    .from(usages)
+    .where(isNotNull(usages.deviceId))
+}
+
+async function until(condition: () => Promise<boolean>, ms = 20_000) {
+  for (const started = Date.now(); Date.now() - started < ms; ) {
+    if (await condition()) return
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error('timed out')
+}
+
+it("a demo store's device pairs through the calls and its sales arrive in the store's records; a restart keeps the device", async () => {
+  const demo = await startDemoDevices({ db: app.db, dataDir, url, log: app.log, speed: 5000 })
+  try {
+    await until(async () => (await deviceSales()).length >= 3)
+  } finally {
+    demo.stop()
+  }
+  const added = await app.db.select().from(devices).where(eq(devices.storeId, storeId))
+  expect(added).toHaveLength(1)
+  expect(added[0]?.name).toBe(demoDeviceName)
+  expect(added[0]?.pairedAt).not.toBeNull()
+  const sales = await deviceSales()
+  expect(sales.every((sale) => sale.deviceId === added[0]?.id)).toBe(true)
+  expect(sales.every((sale) => sale.amount >= 3000 && sale.amount <= 8000)).toBe(true)
+
+  // Started again with the same folder, it goes on as the same device.
+  const again = await startDemoDevices({ db: app.db, dataDir, url, log: app.log, speed: 5000 })
+  const before = sales.length
+  try {
+    await until(async () => (await deviceSales()).length > before)
+  } finally {
+    again.stop()
+  }
+  expect(await app.db.select().from(devices).where(eq(devices.storeId, storeId))).toHaveLength(1)
+})
