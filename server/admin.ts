@@ -21,6 +21,7 @@ import {
   storeExists,
 } from './db/accounts.ts'
 import { type Db, databaseTarget, openForCommand } from './db/client.ts'
+import { embeddedFolderName } from './db/data-names.ts'
 import { DatabaseDamagedError } from './db/embedded.ts'
 import { importUsageCsv, maxReportedLines, maxSourceLength, skipReasons } from './db/import.ts'
 import { DatabaseInUseError } from './db/lock.ts'
@@ -204,7 +205,7 @@ async function restore(config: Config, file: string | undefined) {
     )
   }
   if (!file) throw new UsageError('restore needs <snapshot file>')
-  const pgliteDir = path.join(config.dataDir, 'pglite')
+  const pgliteDir = path.join(config.dataDir, embeddedFolderName)
   const { keptAside } = await restoreSnapshot(path.resolve(file), pgliteDir)
   console.log(`restored ${path.resolve(file)} into ${pgliteDir}`)
   if (keptAside) console.log(`the database it replaced is kept in ${keptAside}; delete it once all is well`)

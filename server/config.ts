@@ -5,6 +5,7 @@ import path from 'node:path'
 import ipaddr from 'ipaddr.js'
 import { type Static, Type } from 'typebox'
 import { Value } from 'typebox/value'
+import { embeddedFolderName, isBesideEmbedded } from './db/data-names.ts'
 
 const Int = (fallback: number, minimum: number, maximum = Number.MAX_SAFE_INTEGER) =>
   Type.Integer({ default: fallback, minimum, maximum })
@@ -127,10 +128,10 @@ function within(a: string, b: string) {
  */
 function refuseServedSecrets(served: Record<string, string>, dataDir: string, snapshotDir: string) {
   const realData = realPath(dataDir)
-  const database = path.join(realData, 'pglite')
+  const database = path.join(realData, embeddedFolderName)
   // The lock and the copies a restore keeps beside the database: pglite.lock, pglite.before-restore-….
   const besideDatabase = (real: string) =>
-    within(real, realData) && /^pglite\./.test(path.relative(realData, real).split(path.sep)[0] ?? '')
+    within(real, realData) && isBesideEmbedded(path.relative(realData, real).split(path.sep)[0] ?? '')
   const guarded = [
     { variable: 'DATA_DIR', what: 'the embedded database', path: database },
     { variable: 'DATA_DIR', what: 'the generated secret', path: path.join(realData, 'jwt-secret') },

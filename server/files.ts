@@ -4,6 +4,7 @@
 // lost+found) is left as it is.
 import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs'
 import path from 'node:path'
+import { isEmbeddedOrBeside, isSnapshotFile } from './db/data-names.ts'
 
 /** Where a path that cannot be read or changed is reported; standard error unless told. */
 export type Warn = (message: string) => void
@@ -49,9 +50,6 @@ export function ownerOnly(target: string, warn: Warn = warnOnStderr) {
 /** The folders of IMAGE_DIR the product writes pictures into (seed.ts: demo/; admin.ts: users/, stores/). */
 const pictureFolders = ['demo', 'users', 'stores']
 
-/** Whether a file in SNAPSHOT_DIR is a snapshot, or one being written (server/db/snapshots.ts names them). */
-const isSnapshotFile = (name: string) => name.startsWith('pglite-') || name.startsWith('.pglite-')
-
 /**
  * Run first by the server and the admin commands: files they create from now on are owner-only
  * (umask 077), DATA_DIR exists and is 0700, and what the product wrote with wider permissions in an
@@ -74,7 +72,7 @@ export function secureDataDir(
   }
   for (const name of namesIn(config.dataDir, warn)) {
     // The database (and copies kept aside by a restore), its lock, the generated secret.
-    if (name.startsWith('pglite') || name === 'jwt-secret') ownerOnly(path.join(config.dataDir, name), warn)
+    if (isEmbeddedOrBeside(name) || name === 'jwt-secret') ownerOnly(path.join(config.dataDir, name), warn)
   }
   for (const folder of pictureFolders) ownerOnly(path.join(config.imageDir, folder), warn)
   for (const name of namesIn(config.snapshots.dir, warn)) {

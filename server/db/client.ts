@@ -12,6 +12,7 @@ import { migrate as migratePostgres } from 'drizzle-orm/node-postgres/migrator'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import pg from 'pg'
 import { ownerOnly } from '../files.ts'
+import { embeddedFolderName } from './data-names.ts'
 import { commandSharedBuffers, DatabaseDamagedError, startEmbedded } from './embedded.ts'
 import { DatabaseInUseError, lockWaiting } from './lock.ts'
 import { migrationsFolder } from './migrate.ts'
@@ -56,7 +57,7 @@ export const databaseTarget = (config: {
 }): DatabaseTarget =>
   config.databaseUrl
     ? { databaseUrl: config.databaseUrl }
-    : { pgliteDir: path.join(config.dataDir, 'pglite'), snapshotDir: config.snapshots.dir }
+    : { pgliteDir: path.join(config.dataDir, embeddedFolderName), snapshotDir: config.snapshots.dir }
 
 /**
  * Opens the database for a one-off command (`npm run admin`, and the import bench that measures it),

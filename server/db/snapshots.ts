@@ -18,21 +18,17 @@ import { createGzip } from 'node:zlib'
 import type { PGlite } from '@electric-sql/pglite'
 import { create as createTar, extract as extractTar } from 'tar'
 import { ownerOnly } from '../files.ts'
+import {
+  isSnapshotTemporary,
+  keptAsidePrefix,
+  snapshotName as nameFor,
+  snapshotNamePattern as namePattern,
+  restoringFolder,
+  snapshotTemporaryName,
+  stamp,
+} from './data-names.ts'
 import { commandSharedBuffers, DatabaseDamagedError, startEmbedded } from './embedded.ts'
 import { lockDirectory } from './lock.ts'
-
-const namePattern = /^pglite-(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})Z\.tar\.gz$/
-
-/** A time as the names of snapshots and of folders kept aside carry it: 20261123T054800000Z. */
-const stamp = (date: Date) => date.toISOString().replace(/[-:.]/g, '')
-
-const nameFor = (date: Date) => `pglite-${stamp(date)}.tar.gz`
-
-/** The folder a restore unpacks into, beside the database; renamed to the database's name when done. */
-const restoringFolder = (pgliteDir: string) => `${pgliteDir}.restoring`
-
-/** The name a restore keeps the database it replaces under, beside it (never deleted), but for the time. */
-const keptAsidePrefix = (pgliteDir: string) => `${pgliteDir}.before-restore-`
 
 export interface Snapshot {
   file: string
@@ -115,13 +111,13 @@ export async function writeSnapshot(
   await mkdir(dir, { recursive: true, mode: 0o700 })
   // Leftovers of a snapshot cut short by a crash (only one process writes here: it holds the lock).
   for (const name of await readdir(dir)) {
-    if (name.startsWith('.pglite-') && name.endsWith('.tmp')) await unlink(path.join(dir, name))
+    if (isSnapshotTemporary(name)) await unlink(path.join(dir, name))
   }
 
   let taken = now
   while (existsSync(path.join(dir, nameFor(taken)))) taken = new Date(taken.getTime() + 1)
   const file = path.join(dir, nameFor(taken))
-  const temporary = path.join(dir, `.${path.basename(file)}.tmp`)
+  const temporary = path.join(dir, snapshotTemporaryName(path.basename(file)))
   const handle = await open(temporary, 'wx', 0o600)
   let blockedMs = 0
   try {

@@ -1,6 +1,6 @@
 // The app's one clock, and the period it is now. "Now", "this year" and "this month" are read here and
 // nowhere else: by every screen, by the sales screen's address, by the sign-in's early figures, and by
-// the first painter (which carries its own copy of this file, vite.config.ts), so that they all agree at
+// the first painter (which carries its own copy of this file, build/index-html.ts), so that they all agree at
 // every instant. Periods are UTC months (docs/product.md decision 4): from 00:00 to 08:59 in Korea on
 // the 1st, it is still the month before.
 //
