@@ -81,7 +81,7 @@ describe('npm run admin', () => {
         `store 1  역삼 1호점  images: ${images.join(', ')}`,
       ].join('\n'),
     )
-    expect(profile.json().stores).toEqual([{ id: 1, name: '역삼 1호점', images }])
+    expect(profile.json().stores).toEqual([{ id: 1, name: '역삼 1호점', images, role: 'staff' }])
 
     expect((await admin('revoke', owner, '1')).output).toBe('01012345678 may no longer see store 1')
     expect((await admin('list')).output).toContain('stores: -')
