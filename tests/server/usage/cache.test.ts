@@ -1,12 +1,12 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { and, eq, sql } from 'drizzle-orm'
 import { describe, expect, it, vi } from 'vitest'
-import { compactUsageType, usageAccept } from '../../contract/usage-compact-type.ts'
-import { addStore, addUser, grant } from '../../server/db/accounts.ts'
-import { usages, usageYears } from '../../server/db/schema.ts'
-import { recompressBest, uncompressedBody } from '../../server/usage/answer.ts'
-import { usageCache } from '../../server/usage/cache.ts'
-import { bearer, capturedSms, createTestApp, sharedTestApp, signIn, type TestApp } from './test-app.ts'
+import { compactUsageType, usageAccept } from '../../../contract/usage-compact-type.ts'
+import { addStore, addUser, grant } from '../../../server/db/accounts.ts'
+import { usages, usageYears } from '../../../server/db/schema.ts'
+import { recompressBest, uncompressedBody } from '../../../server/usage/answer.ts'
+import { usageCache } from '../../../server/usage/cache.ts'
+import { bearer, capturedSms, createTestApp, sharedTestApp, signIn, type TestApp } from '../test-app.ts'
 
 const owner = '01012345678'
 const sms = capturedSms()

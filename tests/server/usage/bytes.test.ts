@@ -5,12 +5,12 @@
 import { sql } from 'drizzle-orm'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { answerEnd, answerStart } from '../../contract/usage-bytes.ts'
-import { addStore, addUser, grant } from '../../server/db/accounts.ts'
-import { usages } from '../../server/db/schema.ts'
-import type { Buckets } from '../../src/figures/buckets.ts'
-import { bucketExactly, scanCanonical } from '../../src/workers/bucket-records.ts'
-import { bearer, capturedSms, sharedTestApp, signIn, type TestApp } from './test-app.ts'
+import { answerEnd, answerStart } from '../../../contract/usage-bytes.ts'
+import { addStore, addUser, grant } from '../../../server/db/accounts.ts'
+import { usages } from '../../../server/db/schema.ts'
+import type { Buckets } from '../../../src/figures/buckets.ts'
+import { bucketExactly, scanCanonical } from '../../../src/workers/bucket-records.ts'
+import { bearer, capturedSms, sharedTestApp, signIn, type TestApp } from '../test-app.ts'
 
 const owner = '01012345678'
 const sms = capturedSms()

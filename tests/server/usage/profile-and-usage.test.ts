@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { storeSignInOpens } from '../../contract/opened-store.ts'
-import { addStore, addUser, grant } from '../../server/db/accounts.ts'
-import { usages } from '../../server/db/schema.ts'
-import { bearer, capturedSms, sharedTestApp, signIn, type TestApp, testClock } from './test-app.ts'
+import { storeSignInOpens } from '../../../contract/opened-store.ts'
+import { addStore, addUser, grant } from '../../../server/db/accounts.ts'
+import { usages } from '../../../server/db/schema.ts'
+import { bearer, capturedSms, sharedTestApp, signIn, type TestApp, testClock } from '../test-app.ts'
 
 const owner = '01012345678'
 const staff = '01022223333'
