@@ -3,7 +3,7 @@ import { useCallback, useEffect, useRef, useState } from 'react'
 /**
  * A dropdown opened by a button: it closes on a mouse press outside it or on Escape, and Escape or a
  * choice gives focus back to the button. Opening moves focus into the panel, onto the current item
- * (`[aria-current]`) when there is one.
+ * (`[aria-current]`) when there is one, else onto its first button or link.
  */
 export function useDropdown<Container extends HTMLElement, Panel extends HTMLElement>() {
   const [open, setOpen] = useState(false)
@@ -19,7 +19,7 @@ export function useDropdown<Container extends HTMLElement, Panel extends HTMLEle
   useEffect(() => {
     if (!open) return
     const current = panel.current?.querySelector<HTMLElement>('[aria-current]:not([aria-current="false"])')
-    ;(current ?? panel.current?.querySelector<HTMLElement>('button'))?.focus()
+    ;(current ?? panel.current?.querySelector<HTMLElement>('button, a[href]'))?.focus()
     const onPointerDown = (event: MouseEvent) => {
       if (!container.current?.contains(event.target as Node)) close()
     }

@@ -1,7 +1,7 @@
 // The signed-in header's menu (⋮): for now the owner's devices screen. Shown only to a user who owns
 // a store (the profile's role, our server's addition); staff and other servers' users see no menu.
 import { Link } from '@tanstack/react-router'
-import { useEffect, useId } from 'react'
+import { useId } from 'react'
 import { useStoreStore } from '../lib/session-state.ts'
 import { useDropdown } from '../lib/use-dropdown.ts'
 
@@ -10,10 +10,6 @@ export function HeaderMenu({ shownStoreId }: { shownStoreId?: number }) {
   const stores = useStoreStore((state) => state.stores)
   const { open, setOpen, close, container, opener, panel } = useDropdown<HTMLDivElement, HTMLUListElement>()
   const listId = useId()
-  // Opening moves focus to the first item (the dropdown's own focus looks for buttons).
-  useEffect(() => {
-    if (open) panel.current?.querySelector<HTMLElement>('a')?.focus()
-  }, [open, panel])
   const owned = stores.filter((store) => store.role === 'owner')
   if (owned.length === 0) return null
   const store = owned.find((option) => option.id === shownStoreId) ?? owned[0]

@@ -64,6 +64,8 @@ describe('the devices screen', () => {
     startAt('/')
     const user = userEvent.setup()
     await user.click(await screen.findByRole('button', { name: '메뉴' }))
+    // The dropdown's own focus lands on its first link.
+    expect(screen.getByRole('link', { name: '단말기 관리' })).toHaveFocus()
     await user.click(screen.getByRole('link', { name: '단말기 관리' }))
     expect(await screen.findByRole('heading', { name: '단말기 관리', level: 1 })).toBeInTheDocument()
     const item = await screen.findByTestId('device')
