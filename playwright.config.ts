@@ -1,3 +1,4 @@
+import path from 'node:path'
 import { defineConfig } from '@playwright/test'
 import { checkChrome, chromeArgs, chromePath } from './tests/e2e/browser.ts'
 
@@ -5,15 +6,20 @@ import { checkChrome, chromeArgs, chromePath } from './tests/e2e/browser.ts'
 // tests/e2e/global-setup.ts starts on a free port.
 checkChrome()
 
+// The two builds' runs go side by side (`npm run test:e2e:both`), so each keeps its own results.
+const build = path.basename(process.env.E2E_BUILD_DIR ?? 'dist')
+
 export default defineConfig({
   testDir: 'tests/e2e',
   globalSetup: './tests/e2e/global-setup.ts',
-  outputDir: 'test-results/e2e',
+  outputDir: `test-results/e2e-${build}`,
   // One server with fixed demo accounts is shared, and a new code replaces the previous one, so
   // tests that sign in must not race each other.
   workers: 1,
   retries: 0,
-  timeout: 30_000,
+  // The two builds' runs share the machine's two cores side by side, so a test gets a little more time
+  // than it needs alone.
+  timeout: 45_000,
   expect: { timeout: 10_000 },
   forbidOnly: true,
   reporter: [['list']],

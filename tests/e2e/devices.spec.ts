@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { expect, test } from './fixtures.ts'
-import { recordDialogs, signIn } from './helpers.ts'
+import { recordDialogs, shot, signIn } from './helpers.ts'
 
 /** Runs the reference device; resolves to its exit code and output. */
 function device(args: string[], input = '') {
@@ -58,7 +58,7 @@ test('the owner pairs a device, its sale shows, and once revoked it is refused',
     for (const width of [360, 1280]) {
       await page.setViewportSize({ width, height: 800 })
       await page.waitForTimeout(200)
-      await page.screenshot({ path: `test-results/screenshots/devices-${width}.png`, fullPage: true })
+      await page.screenshot({ path: shot(`devices-${width}.png`), fullPage: true })
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
       expect(overflow).toBeLessThanOrEqual(0)
     }

@@ -190,3 +190,7 @@ export async function checkForUpdate(page: Page) {
     await (await navigator.serviceWorker.getRegistration())?.update()
   })
 }
+
+/** Where a screenshot goes: one folder per build, since the two builds' runs go side by side. */
+export const shot = (name: string) =>
+  `test-results/screenshots/${path.basename(process.env.E2E_BUILD_DIR ?? 'dist')}/${name}`

@@ -9,6 +9,7 @@ import {
   persistedCache,
   recordDialogs,
   serviceWorkerReady,
+  shot,
   shownTotals,
   signIn,
 } from './helpers.ts'
@@ -54,7 +55,7 @@ test('offline, a reload shows the same figures with the offline notice: no alert
   await expect(navigatorLabel(page)).toHaveText(label ?? '')
   await expect(offlineNotice(page)).toBeVisible()
   expect(await shownTotals(page)).toEqual(online)
-  await page.screenshot({ path: 'test-results/screenshots/sales-offline.png' })
+  await page.screenshot({ path: shot('sales-offline.png') })
   await expect(page.getByRole('button', { name: /매장: 행복빨래방 역삼점/ })).toBeVisible()
   expect(dialogs).toEqual([])
   expect((await context.cookies()).map((c) => c.name).sort()).toEqual([
@@ -81,7 +82,7 @@ test('offline, a year never loaded is "not available offline"; back online it lo
   await expect(navigatorLabel(page)).toHaveText(`${year - 3}년 6월`)
   await expect(unavailable(page)).toBeVisible()
   await expect(page.getByTestId('year-total')).toBeHidden()
-  await page.screenshot({ path: 'test-results/screenshots/sales-unavailable-offline.png' })
+  await page.screenshot({ path: shot('sales-unavailable-offline.png') })
 
   const fetched = page.waitForRequest((r) => r.url().includes(`/usage?year=${year - 3}`))
   await context.setOffline(false)

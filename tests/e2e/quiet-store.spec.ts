@@ -5,6 +5,7 @@ import {
   quietOwner,
   quietStoreNames,
   serviceWorkerReady,
+  shot,
   shownTotals,
   signIn,
 } from './helpers.ts'
@@ -65,7 +66,7 @@ test('a store gone quiet is marked and listed first, its sales screen says so to
   await expect(rows.nth(1)).not.toHaveClass(/\bis-quiet\b/)
   await expect(rows.nth(1).locator('.store-row-quiet')).toHaveCount(0)
   expect(overSpan(overviewFrom, overviewTo, (now) => quietNotice(normal, now))).toEqual([null])
-  await page.screenshot({ path: 'test-results/screenshots/stores-quiet-1280.png', fullPage: true })
+  await page.screenshot({ path: shot('stores-quiet-1280.png'), fullPage: true })
 
   // Its row opens its sales, with the same notice above the figures.
   const salesFrom = await pageNow(page)

@@ -1,5 +1,5 @@
 import { expect, test } from './fixtures.ts'
-import { figuresSettled, signIn } from './helpers.ts'
+import { figuresSettled, shot, signIn } from './helpers.ts'
 
 // Pictures of the two screens for a person to look at: test-results/screenshots/.
 for (const width of [360, 1280]) {
@@ -7,7 +7,7 @@ for (const width of [360, 1280]) {
     await page.setViewportSize({ width, height: 800 })
     await page.goto('/login')
     await expect(page.getByRole('button', { name: 'get verification code' })).toBeVisible()
-    await page.screenshot({ path: `test-results/screenshots/login-${width}.png`, fullPage: true })
+    await page.screenshot({ path: shot(`login-${width}.png`), fullPage: true })
     await signIn(page)
     await figuresSettled(page)
     // The enriched screen: last year's comparison in (fetched after the first figures), today's line,
@@ -19,7 +19,7 @@ for (const width of [360, 1280]) {
     await expect(page.locator('.chart-legend')).toHaveCount(2)
     await expect(page.locator('.hours-grid')).toBeVisible()
     await page.waitForTimeout(300)
-    await page.screenshot({ path: `test-results/screenshots/sales-${width}.png`, fullPage: true })
+    await page.screenshot({ path: shot(`sales-${width}.png`), fullPage: true })
     // Nothing sticks out sideways, and the header's three parts do not overlap.
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
     expect(overflow).toBeLessThanOrEqual(0)

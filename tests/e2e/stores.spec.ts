@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test'
 import { expect, test } from './fixtures.ts'
-import { figuresSettled, persisted, serverSums, serviceWorkerReady, signIn, won } from './helpers.ts'
+import { figuresSettled, persisted, serverSums, serviceWorkerReady, shot, signIn, won } from './helpers.ts'
 import { overSpan, overviewRow, pageNow, shownRow, storeRecords } from './reference.ts'
 
 // The stores overview (/stores) as the demo owner of three stores, against the server's own records.
@@ -57,9 +57,9 @@ test('every store at a glance: each column equals the server records, and a row 
     expect(overSpan(from, to, (at) => overviewRow(records, at))).toContainEqual(shown)
   }
 
-  await page.screenshot({ path: 'test-results/screenshots/stores-1280.png', fullPage: true })
+  await page.screenshot({ path: shot('stores-1280.png'), fullPage: true })
   await page.setViewportSize({ width: 360, height: 800 })
-  await page.screenshot({ path: 'test-results/screenshots/stores-360.png', fullPage: true })
+  await page.screenshot({ path: shot('stores-360.png'), fullPage: true })
 
   // Choosing a row opens that store's sales.
   const second = page.getByTestId('store-row-2')
@@ -145,5 +145,5 @@ test('offline, the overview shows every store from the figures kept on the devic
   expect(await figures()).toEqual(online)
   // The offline notice speaks for every figure; the totals add nothing of their own.
   await expect(page.getByTestId('total-note')).toHaveCount(0)
-  await page.screenshot({ path: 'test-results/screenshots/stores-offline.png', fullPage: true })
+  await page.screenshot({ path: shot('stores-offline.png'), fullPage: true })
 })
