@@ -128,6 +128,11 @@ function textFor(schema: Schema, name: string): fc.Arbitrary<string> {
   if (name === 'token') {
     return fc.oneof(fc.constant(VALID_REFRESH), fc.string({ minLength: 1, maxLength: 60 }), fc.base64String())
   }
+  if (name === 'wait') {
+    // The changes call's hold (up to 25 s) is proven in usage/changes.test.ts; here it lasts at most
+    // 1 s, so the fuzz keeps its pace. 26 is one past the most allowed.
+    return fc.constantFrom('0', '1', '26')
+  }
   if (schema.type === 'integer' || schema.type === 'number') {
     const min = schema.minimum ?? -1e9
     const max = schema.maximum ?? 1e9
