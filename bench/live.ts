@@ -68,10 +68,10 @@ async function startApp(database: Database, dataDir: string) {
   return { app, base }
 }
 
-async function storeWithDevice(app: Awaited<ReturnType<typeof startApp>>['app']) {
-  const userId = await addUser(app.db, { phone: '01012345678', name: '김사장' })
+async function storeWithDevice(app: Awaited<ReturnType<typeof startApp>>['app'], phone = '01012345678') {
+  const userId = await addUser(app.db, { phone, name: '김사장' })
   const storeId = await addStore(app.db, { name: '역삼점' })
-  await grant(app.db, '01012345678', storeId, 'owner')
+  await grant(app.db, phone, storeId, 'owner')
   const added = await addDevice(app.db, { storeId, name: '계산대', now: new Date(), perHour: 100 })
   if (!added.ok) throw new Error('device not added')
   const paired = await pairDevice(app.db, {
@@ -85,46 +85,40 @@ async function storeWithDevice(app: Awaited<ReturnType<typeof startApp>>['app'])
   return { storeId, access, deviceKey: paired.key }
 }
 
-async function held(dataDir: string) {
-  const database = await openDatabase({ pgliteDir: path.join(dataDir, 'held-pglite') })
-  const { app, base } = await startApp(database, dataDir)
-  try {
-    const { storeId, access } = await storeWithDevice(app)
-    const year = new Date().getUTCFullYear()
-    const url = `${base}/api/v0/store/${storeId}/usage/changes?year=${year}&after=0&wait=25`
-    // One call first, so what a first call loads is not counted against the thousand.
-    await fetch(url.replace('wait=25', 'wait=0'), { headers: { authorization: `Bearer ${access}` } })
-    const before = memory()
-    const child = fork(new URL(import.meta.url).pathname, ['clients', url, access], {
-      execArgv: ['--import', 'tsx'],
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    })
-    const sent = message(child, 'sent')
-    await sent
-    const heldFrom = Date.now()
-    await until(() => app.live.held === heldCalls)
-    const heldAfterMs = Date.now() - heldFrom
-    const holding = memory()
-    const aborted = message(child, 'aborted')
-    child.send('abort')
-    await aborted
-    await until(() => app.live.held === 0, 10_000).catch(() => {})
-    const left = app.live.held
-    await new Promise((resolve) => setTimeout(resolve, 200))
-    const after = memory()
-    child.kill()
-    return {
-      calls: heldCalls,
-      before,
-      holding,
-      after,
-      moreMb: Math.round((holding.rssMb - before.rssMb) * 10) / 10,
-      heapMoreMb: Math.round((holding.heapMb - before.heapMb) * 10) / 10,
-      left,
-      allHeldWithinMs: heldAfterMs,
-    }
-  } finally {
-    await app.close()
+async function held({ app, base }: Awaited<ReturnType<typeof startApp>>) {
+  const { storeId, access } = await storeWithDevice(app)
+  const year = new Date().getUTCFullYear()
+  const url = `${base}/api/v0/store/${storeId}/usage/changes?year=${year}&after=0&wait=25`
+  // One call first, so what a first call loads is not counted against the thousand.
+  await fetch(url.replace('wait=25', 'wait=0'), { headers: { authorization: `Bearer ${access}` } })
+  const before = memory()
+  const child = fork(new URL(import.meta.url).pathname, ['clients', url, access], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  })
+  const sent = message(child, 'sent')
+  await sent
+  const heldFrom = Date.now()
+  await until(() => app.live.held === heldCalls)
+  const heldAfterMs = Date.now() - heldFrom
+  const holding = memory()
+  const aborted = message(child, 'aborted')
+  child.send('abort')
+  await aborted
+  await until(() => app.live.held === 0, 10_000).catch(() => {})
+  const left = app.live.held
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  const after = memory()
+  child.kill()
+  return {
+    calls: heldCalls,
+    before,
+    holding,
+    after,
+    moreMb: Math.round((holding.rssMb - before.rssMb) * 10) / 10,
+    heapMoreMb: Math.round((holding.heapMb - before.heapMb) * 10) / 10,
+    left,
+    allHeldWithinMs: heldAfterMs,
   }
 }
 
@@ -137,8 +131,9 @@ const percentile = (values: number[], p: number) => {
 async function wakes(
   writer: Awaited<ReturnType<typeof startApp>>,
   reader: Awaited<ReturnType<typeof startApp>>,
+  phone?: string,
 ) {
-  const { storeId, access, deviceKey } = await storeWithDevice(writer.app)
+  const { storeId, access, deviceKey } = await storeWithDevice(writer.app, phone)
   const year = new Date().getUTCFullYear()
   const changes = (after: number, wait: number) =>
     fetch(`${reader.base}/api/v0/store/${storeId}/usage/changes?year=${year}&after=${after}&wait=${wait}`, {
@@ -180,15 +175,12 @@ async function wakes(
 async function main() {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'laundry-bench-live-'))
   try {
-    const heldFigures = await held(dataDir)
-
-    const embedded = await startApp(
-      await openDatabase({ pgliteDir: path.join(dataDir, 'wake-pglite') }),
-      dataDir,
-    )
+    const embedded = await startApp(await openDatabase({ pgliteDir: path.join(dataDir, 'pglite') }), dataDir)
+    let heldFigures: Awaited<ReturnType<typeof held>>
     let pgliteWake: Awaited<ReturnType<typeof wakes>>
     try {
-      pgliteWake = await wakes(embedded, embedded)
+      heldFigures = await held(embedded)
+      pgliteWake = await wakes(embedded, embedded, '01087654321')
     } finally {
       await embedded.app.close()
     }
