@@ -4,6 +4,7 @@
 // comes back after its backend is killed.
 import pg from 'pg'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { pruneChanges } from '../../../server/usage/changes.ts'
 import { pairedDevice, postSales, storeWithPeople } from '../devices/helpers.ts'
 import { bearer, createTestApp, postgresUrlOf, resetDatabase, type TestApp, testClock } from '../test-app.ts'
 
@@ -122,6 +123,21 @@ describe('revisions on PostgreSQL', () => {
     } finally {
       await a.end()
       await b.end()
+    }
+  })
+})
+
+describe('pruning the log', () => {
+  it('runs on one instance at a time: the others skip while one prunes', async () => {
+    const holder = await client(one)
+    try {
+      await holder.query('begin')
+      await holder.query(`select pg_advisory_xact_lock(hashtext('usage_changes_prune'))`)
+      expect(await pruneChanges(two.db, new Date())).toBeNull()
+      await holder.query('commit')
+      expect(await pruneChanges(two.db, new Date())).toBe(0)
+    } finally {
+      await holder.end()
     }
   })
 })
