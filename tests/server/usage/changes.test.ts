@@ -92,6 +92,28 @@ describe('GET /api/v0/store/{id}/usage/changes', () => {
     })
   })
 
+  it('says the revision in the usage answer, both forms and the 304, and moves it with each change', async () => {
+    const { access } = await signIn(current.app, sms, owner)
+    const usage = (headers: Record<string, string> = {}) =>
+      current.app.inject({
+        method: 'GET',
+        url: `/api/v0/store/${yeoksam}/usage?year=2026`,
+        headers: { ...bearer(access), ...headers },
+      })
+    await sale('2026-01-02T08:00:00.000Z', 1000)
+    const json = await usage()
+    const rev = Number(json.headers['usage-revision'])
+    expect(rev).toBeGreaterThan(0)
+    expect((await changes(access, 'year=2026&after=0')).json().rev).toBe(rev)
+    const compact = await usage({ accept: 'application/vnd.laundry.usage; v=1' })
+    expect(compact.headers['usage-revision']).toBe(String(rev))
+    const notModified = await usage({ 'if-none-match': String(json.headers.etag) })
+    expect(notModified.statusCode).toBe(304)
+    expect(notModified.headers['usage-revision']).toBe(String(rev))
+    await sale('2026-01-03T08:00:00.000Z', 1000)
+    expect(Number((await usage()).headers['usage-revision'])).toBeGreaterThan(rev)
+  })
+
   it("puts a sale of 31 December sent in January into last year's log, and never another store's", async () => {
     const { access } = await signIn(current.app, sms, owner)
     await sale('2026-01-02T08:00:00.000Z', 1000)
