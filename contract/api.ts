@@ -79,6 +79,57 @@ export type Usage = Static<typeof Usage>
 export const UsageAnswer = Type.Object({ usages: Type.Array(Usage) })
 export type UsageAnswer = Static<typeof UsageAnswer>
 
+// The changes call (issue 23, docs/operations.md "Live changes"): our server's addition. A client that
+// finds no such call (404) keeps refetching the year.
+
+/** The revision of a store's year, as the usage answer's `Usage-Revision` header and `rev` say. */
+export const usageRevisionHeader = 'usage-revision'
+
+export const ChangesQuery = Type.Object({
+  year: Type.Integer({ minimum: 2000, maximum: 2100 }),
+  after: Type.Integer({
+    minimum: 0,
+    maximum: Number.MAX_SAFE_INTEGER,
+    description: "The revision the client has (0: none, the answer lists the year's records as puts).",
+  }),
+  wait: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 25,
+      default: 0,
+      description: 'Seconds to hold the call while nothing changed after `after` (0: answer at once).',
+    }),
+  ),
+})
+export type ChangesQuery = Static<typeof ChangesQuery>
+
+export const UsageChange = Type.Object({
+  op: Type.Union([Type.Literal('put'), Type.Literal('del')]),
+  /** As in the usage answer: ISO 8601 in UTC with milliseconds and Z. */
+  createdAt: Type.String(),
+  amount: Type.Integer(),
+})
+export type UsageChange = Static<typeof UsageChange>
+
+export const ChangesAnswer = Type.Union([
+  Type.Object({
+    rev: Type.Integer({ description: 'The revision after these changes.' }),
+    changes: Type.Array(UsageChange, { description: 'In revision order.' }),
+    count: Type.Integer({
+      description: "The year's record count after these changes (the client's checksum).",
+    }),
+    sum: Type.Integer({ description: "The year's amount sum after these changes (the client's checksum)." }),
+  }),
+  Type.Object({
+    rev: Type.Integer(),
+    reset: Type.Literal(true, {
+      description:
+        'The changes after `after` are not kept (too old, the year was rewritten, or `after` is above the revision): fetch the year again.',
+    }),
+  }),
+])
+export type ChangesAnswer = Static<typeof ChangesAnswer>
+
 // The store's devices and what they post (docs/product.md §11). The owner's calls take the user's
 // bearer token; the device's calls take the device's key (`Authorization: Bearer dk_…`).
 

@@ -17,6 +17,7 @@ import {
   messages,
   serializeError,
 } from './errors.ts'
+import { changesRoutes } from './routes/changes.ts'
 import { deviceKeyRoutes, devicePairRoutes } from './routes/device.ts'
 import { deviceOwnerRoutes } from './routes/devices.ts'
 import { storeRoutes } from './routes/store.ts'
@@ -28,6 +29,8 @@ import { createTokens, jwtSecret, type Tokens } from './sign-in/tokens.ts'
 import { declareCommonStatuses, requireBearer } from './statuses.ts'
 import { type StoreAccess, storeAccess } from './store-access.ts'
 import { type UsageCache, usageCache } from './usage/cache.ts'
+import { pruneChanges } from './usage/changes.ts'
+import { createLive, type Live } from './usage/live.ts'
 import { buildValidator } from './validation.ts'
 import { web } from './web.ts'
 
@@ -42,6 +45,8 @@ export interface AppOptions {
   sms?: SmsSender
   /** How sending retries, and how long closing waits for it (tests shorten it). */
   smsRetry?: SmsRetry
+  /** The live changes' safety poll period (server/usage/live.ts); tests shorten it. */
+  livePollMs?: number
 }
 
 declare module 'fastify' {
@@ -53,10 +58,13 @@ declare module 'fastify' {
     otp: Otp
     storeAccess: StoreAccess
     usageCache: UsageCache
+    live: Live
   }
   interface FastifyRequest {
     /** The signed-in user, set by the guard of the signed-in routes. */
     userId: number
+    /** The sign-in (token family) of the bearer token, set with `userId`. */
+    signInId: string
   }
 }
 
@@ -132,6 +140,7 @@ export async function buildApp({
   now = () => new Date(),
   sms,
   smsRetry,
+  livePollMs,
 }: AppOptions) {
   const app = Fastify({
     logger: {
@@ -169,13 +178,27 @@ export async function buildApp({
   app.decorate('otp', createOtp(database.db, secret, now, config.limits, outbox))
   app.decorate('storeAccess', storeAccess(database.db))
   app.decorate('usageCache', usageCache(database.db, { log: app.log }))
+  const tokens = app.tokens
+  app.decorate(
+    'live',
+    createLive({
+      database,
+      now,
+      log: app.log,
+      pollMs: livePollMs,
+      onSignInEnded: (signInId) => tokens.signInEnded(signInId),
+    }),
+  )
+  await app.live.start(database.connectionString)
   app.decorateRequest('userId', 0)
+  app.decorateRequest('signInId', '')
   // Every instance sweeps (old rate events, forgotten locks, expired codes); a sweep another instance
   // already made deletes nothing.
   const sweep = async () => {
     try {
       await sweepSignInState(database.db, now())
       await sweepDeviceState(database.db, now())
+      await pruneChanges(database.db, now())
     } catch (error) {
       app.log.error({ err: error }, 'sweep failed')
     }
@@ -189,6 +212,7 @@ export async function buildApp({
   app.addHook('onClose', async () => {
     await outbox.close()
     await app.usageCache.close()
+    await app.live.close()
     clearInterval(sweeper)
     await database.close()
   })
@@ -199,6 +223,8 @@ export async function buildApp({
   let closing = false
   app.addHook('preClose', () => {
     closing = true
+    // Held changes calls answer now (what they last read), so the server's close does not wait for them.
+    app.live.endHeld()
   })
   app.addHook('onRequest', async (_request, reply) => {
     if (closing) reply.code(503).header('retry-after', '1').send({ message: messages.unavailable })
@@ -233,7 +259,9 @@ export async function buildApp({
     if (!bearer) throw new ApiError(401, messages.loginRequired)
     // A device's key reads nothing (docs/product.md §11).
     if (isDeviceKey(bearer)) throw new ApiError(401, messages.deviceKeyElsewhere)
-    request.userId = (await app.tokens.verifyAccess(bearer)).userId
+    const claims = await app.tokens.verifyAccess(bearer)
+    request.userId = claims.userId
+    request.signInId = claims.familyId
   }
 
   await app.register(
@@ -253,6 +281,7 @@ export async function buildApp({
             guarded.addHook('onRequest', authenticate)
             await guarded.register(profileRoutes)
             await guarded.register(storeRoutes)
+            await guarded.register(changesRoutes)
             await guarded.register(deviceOwnerRoutes)
           })
         },

@@ -51,6 +51,8 @@ export const messages = {
   salesTooLarge: '한 번에 보낼 수 있는 요청은 64 KiB까지입니다. 매출을 나눠 보내 주세요.',
   sentAt: 'sentAt은 오프셋이 있는 ISO 8601 시각이어야 합니다 (예: 2026-03-01T09:15:00+09:00).',
   pending: 'pending은 0 이상의 정수여야 합니다.',
+  after: 'after는 0 이상의 정수(받은 리비전)여야 합니다.',
+  wait: 'wait는 0~25 사이의 정수(초)여야 합니다.',
 } as const
 
 /** An error whose status and Korean message go to the client as they are. */
@@ -75,6 +77,8 @@ const fieldMessages: Record<string, string> = {
   deviceId: messages.deviceNotFound,
   sentAt: messages.sentAt,
   pending: messages.pending,
+  after: messages.after,
+  wait: messages.wait,
 }
 
 /**

@@ -26,6 +26,8 @@ export interface Database {
   kind: 'pglite' | 'postgres'
   /** The embedded database itself, when it is PGlite. */
   pglite: PGlite | null
+  /** PostgreSQL's address, for a connection of its own (the live changes' listener, server/usage/live.ts). */
+  connectionString?: string
   close(): Promise<void>
 }
 
@@ -92,7 +94,13 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     pool.on('error', (error) => console.error(`PostgreSQL connection lost: ${error.message}`))
     const db = drizzlePostgres({ client: pool, schema })
     await migratePostgres(db, { migrationsFolder })
-    return { db, kind: 'postgres', pglite: null, close: () => pool.end() }
+    return {
+      db,
+      kind: 'postgres',
+      pglite: null,
+      connectionString: target.databaseUrl,
+      close: () => pool.end(),
+    }
   }
   let unlock = () => {}
   if (target.pgliteDir) {

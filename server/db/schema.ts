@@ -275,6 +275,42 @@ export const usageYears = pgTable(
       .references(() => stores.id, { onDelete: 'cascade' }),
     year: integer('year').notNull(),
     version: bigint('version', { mode: 'number' }).notNull().default(0),
+    /** The year's record count and amount sum, kept by the same trigger (migration 0007): the changes call's checksum. */
+    recordCount: bigint('record_count', { mode: 'number' }).notNull().default(0),
+    amountSum: bigint('amount_sum', { mode: 'number' }).notNull().default(0),
+    /**
+     * Every change with a revision above this one is in usage_changes; a client whose `after` is below it
+     * is told to reset. Raised by the pruning of old changes (server/usage/changes.ts), set to the
+     * version a year had when the log began (migration 0007).
+     */
+    logFrom: bigint('log_from', { mode: 'number' }).notNull().default(0),
   },
   (table) => [primaryKey({ columns: [table.storeId, table.year] })],
+)
+
+/**
+ * The change log of usages (docs/product.md §8, decisions 77–82), written by the usages triggers
+ * (migration 0007) for every writer: per statement and store-year one revision (usage_years.version);
+ * an insert is a `put`, a delete a `del`, an update a `del` of the old row and a `put` of the new one.
+ * A statement that changes more than 1,000 records of a store-year logs one `reset` instead. Changes
+ * are kept 3 days (pruned hourly); no foreign key, so a store's deletion never waits on its log.
+ */
+export const usageChanges = pgTable(
+  'usage_changes',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    storeId: integer('store_id').notNull(),
+    year: integer('year').notNull(),
+    rev: bigint('rev', { mode: 'number' }).notNull(),
+    op: text('op', { enum: ['put', 'del', 'reset'] }).notNull(),
+    /** The record's; null for a `reset`. */
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3, mode: 'date' }),
+    amount: integer('amount'),
+    loggedAt: timestamp('logged_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [
+    index('usage_changes_year_rev').on(table.storeId, table.year, table.rev),
+    index('usage_changes_logged').on(table.loggedAt),
+    check('usage_changes_op', sql`${table.op} in ('put', 'del', 'reset')`),
+  ],
 )

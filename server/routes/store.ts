@@ -3,7 +3,7 @@
 // client whose Accept names it and prefers it (our app).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { ErrorBody, UsageAnswer, UsageParams, UsageQuery } from '../../contract/api.ts'
+import { ErrorBody, UsageAnswer, UsageParams, UsageQuery, usageRevisionHeader } from '../../contract/api.ts'
 import { compactUsageType } from '../../contract/usage-compact-type.ts'
 import { ApiError, messages } from '../errors.ts'
 import { uncompressedBody } from '../usage/answer.ts'
@@ -21,7 +21,8 @@ export const storeRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Answers carry an ETag; send it back in If-None-Match to get 304 Not Modified while nothing changed. ' +
           `The answer is the JSON below unless Accept names \`${compactUsageType}\` with a q at least JSON's: ` +
           'then the same records come in that compact encoding (docs/architecture.md, "The compact usage encoding"), ' +
-          'with an ETag of its own. Both forms carry Vary: Accept, Accept-Encoding.',
+          "with an ETag of its own. Both forms carry Vary: Accept, Accept-Encoding, and the year's revision in `Usage-Revision` " +
+          '(0 before its first record): the `after` of the changes call, GET /api/v0/store/{id}/usage/changes.',
         params: UsageParams,
         querystring: UsageQuery,
         response: {
@@ -58,6 +59,7 @@ export const storeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .header('cache-control', 'no-store')
         .header('etag', answer.etag)
         .header('vary', 'accept, accept-encoding')
+        .header(usageRevisionHeader, String(version))
         .type(answer.type)
       if (etagMatches(request.headers['if-none-match'], answer.etag)) return reply.code(304).send(null)
 

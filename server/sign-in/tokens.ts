@@ -260,6 +260,14 @@ export function createTokens(db: Db, secret: string, now: () => Date, limits: Co
       return { access: await access(outcome.userId, outcome.familyId), refresh: outcome.refresh }
     },
 
+    /**
+     * A sign-in another instance (or a command) ended, as heard by the live changes' listener
+     * (server/usage/live.ts): refused here at once instead of within signInCheckMs.
+     */
+    signInEnded(familyId: string) {
+      ended(familyId)
+    },
+
     /** Ends the sign-in that a refresh token belongs to; unknown tokens are ignored. */
     async revoke(refresh: string): Promise<void> {
       const [known] = await db

@@ -70,7 +70,7 @@ export function capturedSms() {
  */
 export async function resetDatabase(app: { db: Database['db']; otp?: { forgetRefusals(): void } }) {
   await app.db.execute(
-    sql`truncate users, stores, memberships, usages, usage_years, login_codes, phone_locks, rate_events, sign_ins, refresh_tokens, known_device_epochs, devices, device_pairings, device_batches restart identity cascade`,
+    sql`truncate users, stores, memberships, usages, usage_years, usage_changes, login_codes, phone_locks, rate_events, sign_ins, refresh_tokens, known_device_epochs, devices, device_pairings, device_batches restart identity cascade`,
   )
   app.otp?.forgetRefusals()
 }
@@ -86,6 +86,8 @@ export interface TestAppOptions {
    * own, on PGlite (one process's database) on the same one. Closing this app leaves it in place.
    */
   sameDatabaseAs?: { db: Database['db'] }
+  /** The live changes' safety poll period. */
+  livePollMs?: number
 }
 
 /** The PostgreSQL address of each test database, so a second instance can open its own pool. */
@@ -116,6 +118,7 @@ export async function createTestApp({
   smsRetry,
   sms,
   sameDatabaseAs,
+  livePollMs,
 }: TestAppOptions = {}) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'laundry-test-'))
   const config = readConfig({
@@ -127,7 +130,7 @@ export async function createTestApp({
   })
   const database = sameDatabaseAs ? await secondInstanceDatabase(sameDatabaseAs) : await openTestDatabase()
   databases.set(database.db, database)
-  const app = await buildApp({ config, database, logStream, now: clock?.now, sms, smsRetry })
+  const app = await buildApp({ config, database, logStream, now: clock?.now, sms, smsRetry, livePollMs })
   app.addHook('onClose', () => rmSync(dataDir, { recursive: true, force: true }))
   return app
 }

@@ -1,0 +1,58 @@
+// GET /api/v0/store/:id/usage/changes?year=Y&after=REV&wait=S: the changes of a store's UTC year since
+// a revision, held up to `wait` seconds while there are none (docs/operations.md, "Live changes").
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { ChangesAnswer, ChangesQuery, ErrorBody, UsageParams } from '../../contract/api.ts'
+import { ApiError, messages } from '../errors.ts'
+import { type ChangesRead, changesJson, readChanges } from '../usage/changes.ts'
+
+export const changesRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/store/:id/usage/changes',
+    {
+      schema: {
+        summary: "The changes of a store's usage records in one UTC year since a revision (members only)",
+        description:
+          "Our server's addition for live screens. `after` is the revision the client has (the `Usage-Revision` header of the usage answer, or the `rev` of the last changes answer; 0 for none: the year's records come as puts). " +
+          "The answer lists the changes with a higher revision, in revision order, with the year's `count` and `sum` after them (the client's checksum), " +
+          'or `{rev, reset: true}` when they are not kept (older than 3 days, the year was rewritten by a large statement, or `after` is above the revision): the client fetches the year again. ' +
+          'With `wait` (seconds, at most 25) the call is held while nothing changed after `after`, answered as soon as something does, and at the end with no changes. ' +
+          'A held call ends with 401 when its sign-in ends. Never cached (Cache-Control: no-store).',
+        params: UsageParams,
+        querystring: ChangesQuery,
+        response: { 200: ChangesAnswer, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params
+      const { year, after, wait = 0 } = request.query
+      const deadline = Date.now() + wait * 1000
+      // Held before the first read, so a commit between the read and the wait still wakes the call.
+      const waiter = wait > 0 ? app.live.hold(id, year, request.signInId) : null
+      const disconnected = () => waiter?.release()
+      if (waiter) reply.raw.once('close', disconnected)
+      try {
+        let read: ChangesRead = await readChanges(app.db, request.userId, id, year, after)
+        for (;;) {
+          if (!read.member) throw new ApiError(403, messages.forbidden)
+          if (!waiter || read.reset || read.rev !== after) break
+          waiter.after = read.rev
+          const woken = await waiter.next(deadline - Date.now())
+          if (woken === 'ended') throw new ApiError(401, messages.sessionExpired)
+          // Closing answers what was last read; a client that went away gets nothing.
+          if (woken !== 'change') break
+          read = await readChanges(app.db, request.userId, id, year, after)
+        }
+        // Built as text (the changes come from the database as JSON); Fastify sends a string as it is.
+        return reply
+          .header('cache-control', 'no-store')
+          .type('application/json')
+          .send(changesJson(read) as unknown as ChangesAnswer)
+      } finally {
+        if (waiter) {
+          reply.raw.off('close', disconnected)
+          waiter.release()
+        }
+      }
+    },
+  )
+}

@@ -1,0 +1,238 @@
+// The changes call (issue 23): GET /api/v0/store/{id}/usage/changes, its log kept by the usages
+// triggers (migration 0007), and the held call woken by a commit, on either database.
+import { sql } from 'drizzle-orm'
+import { describe, expect, it } from 'vitest'
+import { addStore, addUser, grant } from '../../../server/db/accounts.ts'
+import { queryRows } from '../../../server/db/client.ts'
+import { usages } from '../../../server/db/schema.ts'
+import { pruneChanges } from '../../../server/usage/changes.ts'
+import { bearer, capturedSms, sharedTestApp, signIn, type TestApp, testClock } from '../test-app.ts'
+
+const owner = '01012345678'
+const stranger = '01000000000'
+const clock = testClock()
+const sms = capturedSms()
+let yeoksam = 0
+let seolleung = 0
+
+async function setup(app: TestApp) {
+  await addUser(app.db, { phone: owner, name: '김사장' })
+  await addUser(app.db, { phone: stranger, name: '박손님' })
+  yeoksam = await addStore(app.db, { name: '역삼점' })
+  seolleung = await addStore(app.db, { name: '선릉점' })
+  await grant(app.db, owner, yeoksam, 'owner')
+  await grant(app.db, owner, seolleung, 'owner')
+}
+
+const current = sharedTestApp({ clock, sms, setup, livePollMs: 60_000 })
+
+const changes = (access: string, query: string, store = yeoksam) =>
+  current.app.inject({
+    method: 'GET',
+    url: `/api/v0/store/${store}/usage/changes?${query}`,
+    headers: bearer(access),
+  })
+
+const sale = (createdAt: string, amount: number, storeId = yeoksam) =>
+  current.app.db.insert(usages).values({ storeId, createdAt: new Date(createdAt), amount })
+
+async function revision(access: string, year = 2026, store = yeoksam) {
+  const response = await current.app.inject({
+    method: 'GET',
+    url: `/api/v0/store/${store}/usage?year=${year}`,
+    headers: bearer(access),
+  })
+  expect(response.statusCode).toBe(200)
+  return Number(response.headers['usage-revision'])
+}
+
+describe('GET /api/v0/store/{id}/usage/changes', () => {
+  it('gives the year as puts for after=0, then each later change once, with the checksum', async () => {
+    const { access } = await signIn(current.app, sms, owner)
+    expect(await revision(access)).toBe(0)
+    const empty = await changes(access, 'year=2026&after=0')
+    expect(empty.statusCode).toBe(200)
+    expect(empty.headers['cache-control']).toBe('no-store')
+    expect(empty.json()).toEqual({ rev: 0, changes: [], count: 0, sum: 0 })
+
+    await sale('2026-03-01T09:15:00.000Z', 5000)
+    await sale('2026-02-28T10:00:00.500Z', 3000)
+    const first = (await changes(access, 'year=2026&after=0')).json()
+    expect(first).toEqual({
+      rev: await revision(access),
+      changes: [
+        { op: 'put', createdAt: '2026-02-28T10:00:00.500Z', amount: 3000 },
+        { op: 'put', createdAt: '2026-03-01T09:15:00.000Z', amount: 5000 },
+      ],
+      count: 2,
+      sum: 8000,
+    })
+
+    await current.app.db.execute(sql`update usages set amount = 3500 where amount = 3000`)
+    await current.app.db.execute(sql`delete from usages where amount = 5000`)
+    await sale('2026-04-01T00:00:00.000Z', 700)
+    const next = (await changes(access, `year=2026&after=${first.rev}`)).json()
+    expect(next).toEqual({
+      rev: await revision(access),
+      changes: [
+        { op: 'del', createdAt: '2026-02-28T10:00:00.500Z', amount: 3000 },
+        { op: 'put', createdAt: '2026-02-28T10:00:00.500Z', amount: 3500 },
+        { op: 'del', createdAt: '2026-03-01T09:15:00.000Z', amount: 5000 },
+        { op: 'put', createdAt: '2026-04-01T00:00:00.000Z', amount: 700 },
+      ],
+      count: 2,
+      sum: 4200,
+    })
+    // Nothing newer: no changes, the same revision and checksum.
+    expect((await changes(access, `year=2026&after=${next.rev}`)).json()).toEqual({
+      rev: next.rev,
+      changes: [],
+      count: 2,
+      sum: 4200,
+    })
+  })
+
+  it("puts a sale of 31 December sent in January into last year's log, and never another store's", async () => {
+    const { access } = await signIn(current.app, sms, owner)
+    await sale('2026-01-02T08:00:00.000Z', 1000)
+    const rev2026 = await revision(access, 2026)
+    const rev2025 = await revision(access, 2025)
+    await sale('2025-12-31T23:59:59.999Z', 4000)
+    await sale('2026-01-02T09:00:00.000Z', 9000, seolleung)
+    expect((await changes(access, `year=2026&after=${rev2026}`)).json()).toEqual({
+      rev: rev2026,
+      changes: [],
+      count: 1,
+      sum: 1000,
+    })
+    const last = (await changes(access, `year=2025&after=${rev2025}`)).json()
+    expect(last.changes).toEqual([{ op: 'put', createdAt: '2025-12-31T23:59:59.999Z', amount: 4000 }])
+    expect(last).toMatchObject({ count: 1, sum: 4000 })
+    const other = (await changes(access, 'year=2026&after=0', seolleung)).json()
+    expect(other.changes).toEqual([{ op: 'put', createdAt: '2026-01-02T09:00:00.000Z', amount: 9000 }])
+  })
+
+  it('says reset when after is above the revision, older than the log keeps, or before a rewrite', async () => {
+    const { access } = await signIn(current.app, sms, owner)
+    await sale('2026-01-02T08:00:00.000Z', 1000)
+    const rev = await revision(access)
+    expect((await changes(access, `year=2026&after=${rev + 1}`)).json()).toEqual({ rev, reset: true })
+
+    // A statement of more than 1,000 records of the year logs one reset instead.
+    await current.app.db.execute(
+      sql`insert into usages (store_id, created_at, amount)
+          select ${yeoksam}, '2026-05-01T00:00:00Z'::timestamptz + n * interval '1 minute', 100
+          from generate_series(1, 1001) n`,
+    )
+    const rewritten = await revision(access)
+    expect((await changes(access, `year=2026&after=${rev}`)).json()).toEqual({ rev: rewritten, reset: true })
+    const [logged] = await queryRows<{ n: number }>(
+      current.app.db,
+      sql`select count(*)::int as n from usage_changes where store_id = ${yeoksam} and year = 2026`,
+    )
+    expect(logged?.n).toBe(2)
+    // From the rewrite's revision on, changes are logged one by one again.
+    await sale('2026-06-01T00:00:00.000Z', 50)
+    const after = (await changes(access, `year=2026&after=${rewritten}`)).json()
+    expect(after.changes).toEqual([{ op: 'put', createdAt: '2026-06-01T00:00:00.000Z', amount: 50 }])
+    expect(after).toMatchObject({ count: 1003, sum: 1000 + 100_100 + 50 })
+
+    // Kept 3 days: pruned, an older `after` is a reset, a current one is not.
+    const pruneAt = new Date(Date.now() + 3 * 24 * 60 * 60 * 1000 + 60_000)
+    expect(await pruneChanges(current.app.db, pruneAt)).toBe(3)
+    const now = await revision(access)
+    expect((await changes(access, `year=2026&after=${rewritten}`)).json()).toEqual({ rev: now, reset: true })
+    expect((await changes(access, `year=2026&after=${now}`)).json()).toMatchObject({ rev: now, changes: [] })
+  })
+
+  it('refuses bad parameters with Korean messages, strangers with 403, no bearer with 401', async () => {
+    const { access } = await signIn(current.app, sms, owner)
+    const bad = {
+      'year=1999&after=0': '조회할 연도가 올바르지 않습니다.',
+      'after=0': '조회할 연도가 올바르지 않습니다.',
+      'year=2026': 'after는 0 이상의 정수(받은 리비전)여야 합니다.',
+      'year=2026&after=-1': 'after는 0 이상의 정수(받은 리비전)여야 합니다.',
+      'year=2026&after=1.5': 'after는 0 이상의 정수(받은 리비전)여야 합니다.',
+      'year=2026&after=Infinity': 'after는 0 이상의 정수(받은 리비전)여야 합니다.',
+      'year=2026&after=0&wait=26': 'wait는 0~25 사이의 정수(초)여야 합니다.',
+      'year=2026&after=0&wait=-1': 'wait는 0~25 사이의 정수(초)여야 합니다.',
+      'year=2026&after=0&wait=x': 'wait는 0~25 사이의 정수(초)여야 합니다.',
+    }
+    for (const [query, message] of Object.entries(bad)) {
+      const response = await changes(access, query)
+      expect(response.statusCode, query).toBe(400)
+      expect(response.json(), query).toEqual({ message })
+    }
+    const stranger_ = await signIn(current.app, sms, stranger)
+    const refused = await changes(stranger_.access, 'year=2026&after=0')
+    expect(refused.statusCode).toBe(403)
+    expect(refused.json()).toEqual({ message: '이 매장의 매출을 볼 권한이 없습니다.' })
+    expect((await changes(access, 'year=2026&after=0', 999)).statusCode).toBe(403)
+    const unsigned = await current.app.inject({
+      method: 'GET',
+      url: `/api/v0/store/${yeoksam}/usage/changes?year=2026&after=0`,
+    })
+    expect(unsigned.statusCode).toBe(401)
+  })
+
+  it('holds a call until a change of its store-year commits, and answers at once when one exists', async () => {
+    const { access } = await signIn(current.app, sms, owner)
+    await sale('2026-01-02T08:00:00.000Z', 1000)
+    const rev = await revision(access)
+    const started = Date.now()
+    const held = changes(access, `year=2026&after=${rev}&wait=20`)
+    await until(() => current.app.live.held === 1)
+    // Another store's sale and another year's do not answer it.
+    await sale('2026-01-03T08:00:00.000Z', 5, seolleung)
+    await sale('2025-01-03T08:00:00.000Z', 5)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(current.app.live.held).toBe(1)
+    await sale('2026-01-03T08:00:00.000Z', 2000)
+    const answer = (await held).json()
+    expect(Date.now() - started).toBeLessThan(5_000)
+    expect(answer).toEqual({
+      rev: await revision(access),
+      changes: [{ op: 'put', createdAt: '2026-01-03T08:00:00.000Z', amount: 2000 }],
+      count: 2,
+      sum: 3000,
+    })
+    expect(current.app.live.held).toBe(0)
+    // Something newer than `after` already: answered without waiting.
+    const at = Date.now()
+    expect((await changes(access, `year=2026&after=${rev}&wait=20`)).json().changes).toHaveLength(1)
+    expect(Date.now() - at).toBeLessThan(2_000)
+  })
+
+  it('answers a held call at the end of its wait with no changes', async () => {
+    const { access } = await signIn(current.app, sms, owner)
+    const started = Date.now()
+    const answer = await changes(access, 'year=2026&after=0&wait=1')
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950)
+    expect(answer.json()).toEqual({ rev: 0, changes: [], count: 0, sum: 0 })
+    expect(current.app.live.held).toBe(0)
+  })
+
+  it('ends a held call with 401 when its sign-in ends (logout)', async () => {
+    const { access, refresh } = await signIn(current.app, sms, owner)
+    const held = changes(access, 'year=2026&after=0&wait=20')
+    await until(() => current.app.live.held === 1)
+    const started = Date.now()
+    const out = await current.app.inject({
+      method: 'DELETE',
+      url: `/api/v0/user/sign?token=${encodeURIComponent(refresh)}`,
+    })
+    expect(out.statusCode).toBeLessThan(300)
+    const answer = await held
+    expect(Date.now() - started).toBeLessThan(2_000)
+    expect(answer.statusCode).toBe(401)
+    expect(current.app.live.held).toBe(0)
+  })
+})
+
+async function until(condition: () => boolean, ms = 5_000) {
+  const end = Date.now() + ms
+  while (!condition()) {
+    if (Date.now() > end) throw new Error('timed out')
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
