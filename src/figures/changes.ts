@@ -3,17 +3,17 @@
 // in. Each answer says the revision it brings the year to, and the whole year's record count and sum
 // after it (a checksum); an answer is merged only onto the revision it was asked after, so a duplicate
 // or late delivery changes nothing. Pure: the server can run it too.
+import type { UsageChange } from '../../contract/api.ts'
 import type { Buckets } from './buckets.ts'
 import { hourMs, yearStart } from './calendar.ts'
 
 /** One change of a store-year's records: a record put (added) or deleted, as the usage answer's records. */
-export interface Change {
-  op: 'put' | 'del'
-  createdAt: string
-  amount: number
-}
+export type Change = UsageChange
 
-/** The changes call's answer: the changes after the asked revision, or `reset` (fetch the year again). */
+/**
+ * The changes call's answer (contract/api.ts `ChangesAnswer`, either form): the changes after the asked
+ * revision, or `reset` (fetch the year again).
+ */
 export interface ChangesAnswer {
   rev: number
   reset?: boolean

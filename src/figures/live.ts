@@ -92,10 +92,12 @@ async function poll(client: QueryClient, storeId: number, year: number, signal: 
         )
       share(client, key)
     } catch (error) {
-      if (signal.aborted || !isSessionCurrent(startedIn)) return
-      share(client, key, true)
-      // Not our server's call (another provider), or no line: the year query fetches as before.
-      if ((error instanceof HttpError && error.status === 404) || !onlineManager.isOnline()) return
+      // Offline, it waits for the line (`online` asks again); the kept figures keep their "as of".
+      if (signal.aborted || !isSessionCurrent(startedIn) || !onlineManager.isOnline()) return
+      const absent = error instanceof HttpError && error.status === 404
+      // Not our server's call (another provider), or failing again: the year query fetches as before.
+      if (absent || failures > 0) share(client, key, true)
+      if (absent) return
       await pause(Math.min(2000 * 2 ** failures++, 300_000), signal)
     } finally {
       clearTimeout(timer)
@@ -107,7 +109,7 @@ async function poll(client: QueryClient, storeId: number, year: number, signal: 
 /**
  * Follows a store-year's changes while this tab shows it, until the returned function stops it: asks
  * while the tab is visible, online and holds the store-year's lock (one tab of the browser asks), and
- * afresh on every `visibilitychange` and `online`.
+ * afresh on every `visibilitychange` and change of the line (`online`; `offline` ends a held call at once).
  */
 export function follow(client: QueryClient, storeId: number, year: number) {
   listen(client)
@@ -125,10 +127,11 @@ export function follow(client: QueryClient, storeId: number, year: number) {
     ).catch(() => {})
   }
   start()
-  window.addEventListener('online', start)
+  // The query cache's own signal of the line (the browser's online and offline events).
+  const unsubscribe = onlineManager.subscribe(start)
   document.addEventListener('visibilitychange', start)
   return () => {
-    window.removeEventListener('online', start)
+    unsubscribe()
     document.removeEventListener('visibilitychange', start)
     round?.abort()
   }

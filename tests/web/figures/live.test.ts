@@ -121,7 +121,6 @@ describe('the live loop', () => {
     expect(server.afters()).toEqual([])
     expect(a.client.getQueryState(key)?.dataUpdatedAt).toBe(asOf)
     onlineManager.setOnline(true)
-    window.dispatchEvent(new Event('online'))
     await vi.waitFor(() => expect(a.usage()?.rev).toBe(2))
     expect(a.usage()?.buckets.total).toBe(4000)
   })
