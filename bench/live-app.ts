@@ -82,7 +82,7 @@ async function wire(page: Page) {
 const wonOf = (text: string | null) => Number((text ?? '').replace(/\D/g, ''))
 const p95 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.ceil(values.length * 0.95) - 1] ?? 0
 
-export async function benchLive(server: RunningServer, phone: string) {
+export async function benchLiveApp(server: RunningServer, phone: string) {
   const browser = await chromium.launch({ executablePath: chromePath, args: chromeArgs })
   try {
     const context = await browser.newContext({ baseURL: server.url, locale: 'ko-KR' })
