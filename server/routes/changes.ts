@@ -38,7 +38,9 @@ export const changesRoutes: FastifyPluginAsyncTypebox = async (app) => {
           waiter.after = read.rev
           const woken = await waiter.next(deadline - Date.now())
           if (woken === 'ended') throw new ApiError(401, messages.sessionExpired)
-          // Closing answers what was last read; a client that went away gets nothing.
+          // Closing answers what was last read, on a connection that then closes (a kept-alive one
+          // would hold the server's close until its idle timeout); a client that went away gets nothing.
+          if (woken === 'closed') reply.header('connection', 'close')
           if (woken !== 'change') break
           read = await readChanges(app.db, request.userId, id, year, after)
         }

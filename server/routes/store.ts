@@ -28,6 +28,13 @@ export const storeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: {
           200: {
             description: 'The records of the year, in the form Accept prefers',
+            headers: {
+              [usageRevisionHeader]: {
+                type: 'integer',
+                description:
+                  "The year's revision (0 before its first record): `after` for GET /api/v0/store/{id}/usage/changes.",
+              },
+            },
             content: {
               'application/json': { schema: UsageAnswer },
               [compactUsageType]: {

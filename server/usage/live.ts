@@ -172,8 +172,11 @@ export function createLive({
     stats.listens++
   }
 
+  /** False once listening was stopped (closing, or a test standing for a listener gone deaf). */
+  let listening = true
+
   function scheduleReconnect(connectionString: string) {
-    if (closed || reconnectTimer) return
+    if (closed || !listening || reconnectTimer) return
     reconnectTimer = setTimeout(() => {
       reconnectTimer = null
       void listenPostgres(connectionString)
@@ -182,7 +185,7 @@ export function createLive({
   }
 
   async function listenPostgres(connectionString: string) {
-    if (closed) return
+    if (closed || !listening) return
     const client = new pg.Client({ connectionString })
     let lost = false
     const onLoss = (reason: string) => {
@@ -191,7 +194,7 @@ export function createLive({
       if (listener === client) listener = null
       client.removeAllListeners('notification')
       client.end().catch(() => {})
-      if (!closed) {
+      if (!closed && listening) {
         log?.warn({ reason }, 'the live changes connection was lost; listening again')
         scheduleReconnect(connectionString)
       }
@@ -210,7 +213,7 @@ export function createLive({
       onLoss(error instanceof Error ? error.message : String(error))
       return
     }
-    if (closed) {
+    if (closed || !listening) {
       await client.end().catch(() => {})
       return
     }
@@ -245,6 +248,18 @@ export function createLive({
     } finally {
       clearTimeout(timer)
     }
+  }
+
+  async function stopListening() {
+    listening = false
+    if (reconnectTimer) clearTimeout(reconnectTimer)
+    reconnectTimer = null
+    const client = listener
+    listener = null
+    if (client) await client.end().catch(() => {})
+    const stop = unlisten
+    unlisten = null
+    if (stop) await stop().catch(() => {})
   }
 
   let polling: Promise<void> | null = null
@@ -307,15 +322,14 @@ export function createLive({
       for (const set of byKey.values()) for (const entry of set) wake(entry, 'closed')
     },
 
+    /** Stops listening for good; only the safety poll wakes held calls after this. */
+    stopListening,
+
     /** Stops the poll and the listening; before the database closes. */
     async close() {
       closed = true
       clearInterval(poller)
-      if (reconnectTimer) clearTimeout(reconnectTimer)
-      const client = listener
-      listener = null
-      if (client) await client.end().catch(() => {})
-      if (unlisten) await unlisten().catch(() => {})
+      await stopListening()
       await polling
     },
   }

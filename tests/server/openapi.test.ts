@@ -143,6 +143,24 @@ describe('the OpenAPI document', () => {
       headers: auth,
     })
 
+    const changes = '/api/v0/store/{id}/usage/changes'
+    const changesUrl = '/api/v0/store/1/usage/changes'
+    await check({ method: 'GET', path: changes, url: `${changesUrl}?year=2026&after=0`, headers: auth })
+    await check({ method: 'GET', path: changes, url: `${changesUrl}?year=2026&after=99`, headers: auth })
+    await check({
+      method: 'GET',
+      path: changes,
+      url: `${changesUrl}?year=2026&after=0&wait=26`,
+      headers: auth,
+    })
+    await check({ method: 'GET', path: changes, url: `${changesUrl}?year=2026&after=0` })
+    await check({
+      method: 'GET',
+      path: changes,
+      url: '/api/v0/store/2/usage/changes?year=2026&after=0',
+      headers: auth,
+    })
+
     expect(found).toEqual([])
     // The attempt key is declared, with what it does, for the exchange only: a cookie, never the query.
     const parameters = (method: string) =>
@@ -168,6 +186,7 @@ describe('the OpenAPI document', () => {
     expect(statuses(`DELETE ${sign} `)).toEqual([204, 400, 413, 415])
     expect(statuses('GET /api/v0/user ')).toEqual([200, 401])
     expect(statuses(`GET ${usage} `)).toEqual([200, 304, 400, 401, 403, 414])
+    expect(statuses(`GET ${changes} `)).toEqual([200, 400, 401, 403])
   })
 
   it('declares the known-device cookie a sign-in sets', async () => {
@@ -234,6 +253,8 @@ describe('the OpenAPI document', () => {
       'DELETE /api/v0/store/{id}/devices/{deviceId}: refuses without a token but declares no bearer scheme',
       'GET /api/v0/store/{id}/devices: refuses without a token but declares no 401',
       'GET /api/v0/store/{id}/devices: refuses without a token but declares no bearer scheme',
+      'GET /api/v0/store/{id}/usage/changes: refuses without a token but declares no 401',
+      'GET /api/v0/store/{id}/usage/changes: refuses without a token but declares no bearer scheme',
       'GET /api/v0/store/{id}/usage: refuses without a token but declares no 401',
       'GET /api/v0/store/{id}/usage: refuses without a token but declares no bearer scheme',
       'GET /api/v0/user: refuses without a token but declares no 401',

@@ -110,11 +110,16 @@ describe('serving the web app, pictures and the API description', () => {
       '/api/v0/store/{id}/devices',
       '/api/v0/store/{id}/devices/{deviceId}',
       '/api/v0/store/{id}/usage',
+      '/api/v0/store/{id}/usage/changes',
       '/api/v0/user',
       '/api/v0/user/phone',
       '/api/v0/user/sign',
     ])
     expect(Object.keys(document.paths['/api/v0/user/sign']).sort()).toEqual(['delete', 'get', 'post'])
+    // The usage answer declares its revision, the changes call's `after`.
+    expect(
+      document.paths['/api/v0/store/{id}/usage'].get.responses['200'].headers['usage-revision'].schema.type,
+    ).toBe('integer')
     expect(
       document.paths['/api/v0/user/phone'].put.requestBody.content['application/json'].schema.required,
     ).toEqual(['phone'])

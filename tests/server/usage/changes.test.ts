@@ -92,6 +92,28 @@ describe('GET /api/v0/store/{id}/usage/changes', () => {
     })
   })
 
+  it('says the revision in the usage answer, both forms and the 304, and moves it with each change', async () => {
+    const { access } = await signIn(current.app, sms, owner)
+    const usage = (headers: Record<string, string> = {}) =>
+      current.app.inject({
+        method: 'GET',
+        url: `/api/v0/store/${yeoksam}/usage?year=2026`,
+        headers: { ...bearer(access), ...headers },
+      })
+    await sale('2026-01-02T08:00:00.000Z', 1000)
+    const json = await usage()
+    const rev = Number(json.headers['usage-revision'])
+    expect(rev).toBeGreaterThan(0)
+    expect((await changes(access, 'year=2026&after=0')).json().rev).toBe(rev)
+    const compact = await usage({ accept: 'application/vnd.laundry.usage; v=1' })
+    expect(compact.headers['usage-revision']).toBe(String(rev))
+    const notModified = await usage({ 'if-none-match': String(json.headers.etag) })
+    expect(notModified.statusCode).toBe(304)
+    expect(notModified.headers['usage-revision']).toBe(String(rev))
+    await sale('2026-01-03T08:00:00.000Z', 1000)
+    expect(Number((await usage()).headers['usage-revision'])).toBeGreaterThan(rev)
+  })
+
   it("puts a sale of 31 December sent in January into last year's log, and never another store's", async () => {
     const { access } = await signIn(current.app, sms, owner)
     await sale('2026-01-02T08:00:00.000Z', 1000)
@@ -226,6 +248,82 @@ describe('GET /api/v0/store/{id}/usage/changes', () => {
     expect(Date.now() - started).toBeLessThan(2_000)
     expect(answer.statusCode).toBe(401)
     expect(current.app.live.held).toBe(0)
+  })
+})
+
+describe('the log, against a plain reading of the records', () => {
+  it('replayed from any revision over random inserts, updates (across years too) and deletes, equals the records', async () => {
+    const { access } = await signIn(current.app, sms, owner)
+    let seed = 20261126
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      return seed / 2147483648
+    }
+    const years = [2025, 2026]
+    const stores = [yeoksam, seolleung]
+    const instant = () => {
+      const year = years[Math.floor(random() * 2)] as number
+      return new Date(Date.UTC(year, 0, 1) + Math.floor(random() * 365 * 86_400_000)).toISOString()
+    }
+    // What each store-year's client holds: its revision and its records (a multiset of "createdAt amount").
+    const clients = new Map<string, { rev: number; records: Map<string, number> }>()
+    const key = (store: number, year: number) => `${store}:${year}`
+    for (const store of stores)
+      for (const year of years) clients.set(key(store, year), { rev: 0, records: new Map() })
+
+    for (let step = 0; step < 30; step++) {
+      const kind = random()
+      if (kind < 0.5) {
+        const rows = Array.from({ length: 1 + Math.floor(random() * 5) }, () => ({
+          storeId: stores[Math.floor(random() * 2)] as number,
+          createdAt: new Date(instant()),
+          amount: Math.floor(random() * 20_000) - 2_000,
+        }))
+        await current.app.db.insert(usages).values(rows)
+      } else if (kind < 0.75) {
+        // Some records move to another time, perhaps another year, and change their amount.
+        await current.app.db.execute(
+          sql`update usages set amount = amount + 7,
+                created_at = created_at + (${Math.floor(random() * 200) - 100} * interval '1 day')
+              where id % 3 = ${step % 3}`,
+        )
+      } else {
+        await current.app.db.execute(sql`delete from usages where id % 4 = ${step % 4}`)
+      }
+
+      for (const store of stores) {
+        for (const year of years) {
+          const client = clients.get(key(store, year)) as { rev: number; records: Map<string, number> }
+          const answer = (await changes(access, `year=${year}&after=${client.rev}`, store)).json()
+          expect(answer.reset).toBeUndefined()
+          for (const change of answer.changes as { op: string; createdAt: string; amount: number }[]) {
+            const record = `${change.createdAt} ${change.amount}`
+            const held = client.records.get(record) ?? 0
+            if (change.op === 'put') client.records.set(record, held + 1)
+            else if (held <= 1) client.records.delete(record)
+            else client.records.set(record, held - 1)
+          }
+          client.rev = answer.rev
+          const truth = await queryRows<{ at: string; amount: number }>(
+            current.app.db,
+            sql`select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at, amount
+                from usages where store_id = ${store}
+                  and created_at >= ${`${year}-01-01T00:00:00Z`} and created_at < ${`${year + 1}-01-01T00:00:00Z`}`,
+          )
+          const expected = new Map<string, number>()
+          for (const row of truth) {
+            const record = `${row.at} ${row.amount}`
+            expected.set(record, (expected.get(record) ?? 0) + 1)
+          }
+          expect(client.records).toEqual(expected)
+          expect(answer.count).toBe(truth.length)
+          expect(answer.sum).toBe(truth.reduce((total, row) => total + row.amount, 0))
+          // A fresh client (after=0) gets the same.
+          const fresh = (await changes(access, `year=${year}&after=0`, store)).json()
+          expect(fresh).toMatchObject({ rev: answer.rev, count: truth.length })
+        }
+      }
+    }
   })
 })
 

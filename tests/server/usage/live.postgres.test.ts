@@ -1,0 +1,237 @@
+// Live changes with several instances on one PostgreSQL (issue 23): revisions follow the commit order a
+// store-year's row lock enforces (a reader never gets N+1 without N); a commit on one instance wakes
+// a held call on the other; a logout on one ends a held call on the other; the listening connection
+// comes back after its backend is killed.
+import pg from 'pg'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { pruneChanges } from '../../../server/usage/changes.ts'
+import { pairedDevice, postSales, storeWithPeople } from '../devices/helpers.ts'
+import { bearer, createTestApp, postgresUrlOf, resetDatabase, type TestApp, testClock } from '../test-app.ts'
+
+const clock = testClock('2026-03-15T03:00:00.000Z')
+let one: TestApp
+let two: TestApp
+let people: Awaited<ReturnType<typeof storeWithPeople>>
+
+beforeAll(async () => {
+  // The safety poll is slowed down to a minute: every wake below comes from a notification.
+  one = await createTestApp({ clock, livePollMs: 60_000 })
+  two = await createTestApp({ clock, livePollMs: 60_000, sameDatabaseAs: one })
+})
+afterAll(async () => {
+  await two.close()
+  await one.close()
+})
+beforeEach(async () => {
+  await resetDatabase(one)
+  people = await storeWithPeople(one)
+})
+
+const changes = (app: TestApp, access: string, query: string, store = people.storeId) =>
+  app.inject({ method: 'GET', url: `/api/v0/store/${store}/usage/changes?${query}`, headers: bearer(access) })
+
+async function until(condition: () => boolean | Promise<boolean>, ms = 10_000) {
+  const end = Date.now() + ms
+  while (!(await condition())) {
+    if (Date.now() > end) throw new Error('timed out')
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+async function client(app: TestApp) {
+  const connection = new pg.Client({ connectionString: postgresUrlOf(app) })
+  await connection.connect()
+  return connection
+}
+
+const insertSale = (connection: pg.Client, storeId: number, at: string, amount: number) =>
+  connection.query<{ version: string }>(
+    `with added as (insert into usages (store_id, created_at, amount) values ($1, $2, $3) returning 1)
+     select (select count(*) from added) as n`,
+    [storeId, at, amount],
+  )
+
+const versionIn = async (connection: pg.Client, storeId: number, year: number) =>
+  Number(
+    (
+      await connection.query<{ version: string }>(
+        'select version from usage_years where store_id = $1 and year = $2',
+        [storeId, year],
+      )
+    ).rows[0]?.version ?? 0,
+  )
+
+describe('revisions on PostgreSQL', () => {
+  it('are taken under the store-year lock: a writer waits for the one holding it, and a reader never gets N+1 without N', async () => {
+    const a = await client(one)
+    const b = await client(one)
+    try {
+      const before = (await changes(one, people.owner, 'year=2026&after=0')).json().rev as number
+      await a.query('begin')
+      await insertSale(a, people.storeId, '2026-03-15T01:00:00Z', 1000)
+      const revA = await versionIn(a, people.storeId, 2026)
+      expect(revA).toBeGreaterThan(before)
+
+      // B writes the same store-year: its statement waits on the row A holds.
+      await b.query('begin')
+      let bDone = false
+      const bInsert = insertSale(b, people.storeId, '2026-03-15T02:00:00Z', 2000).then(() => {
+        bDone = true
+      })
+      const watcher = await client(one)
+      await until(async () => {
+        const { rows } = await watcher.query<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`,
+        )
+        return (rows[0]?.n ?? 0) >= 1
+      })
+      await watcher.end()
+      expect(bDone).toBe(false)
+      // Meanwhile a writer of another store-year is not held up, and takes a later number.
+      const c = await client(one)
+      await insertSale(c, people.otherStoreId, '2026-03-15T02:00:00Z', 7)
+      const revC = await versionIn(c, people.otherStoreId, 2026)
+      await c.end()
+      expect(revC).toBeGreaterThan(revA)
+      // A reader sees neither A's uncommitted N nor anything after it.
+      expect((await changes(two, people.owner, `year=2026&after=${before}`)).json()).toMatchObject({
+        rev: before,
+        changes: [],
+      })
+
+      await a.query('commit')
+      await bInsert
+      // B's number was taken after the lock was its own: above A's, and above C's, taken meanwhile.
+      const revB = await versionIn(b, people.storeId, 2026)
+      expect(revB).toBeGreaterThan(revA)
+      expect(revB).toBeGreaterThan(revC)
+      const afterA = (await changes(two, people.owner, `year=2026&after=${before}`)).json()
+      expect(afterA).toEqual({
+        rev: revA,
+        changes: [{ op: 'put', createdAt: '2026-03-15T01:00:00.000Z', amount: 1000 }],
+        count: 1,
+        sum: 1000,
+      })
+      await b.query('commit')
+      const afterB = (await changes(two, people.owner, `year=2026&after=${revA}`)).json()
+      expect(afterB).toEqual({
+        rev: revB,
+        changes: [{ op: 'put', createdAt: '2026-03-15T02:00:00.000Z', amount: 2000 }],
+        count: 2,
+        sum: 3000,
+      })
+    } finally {
+      await a.end()
+      await b.end()
+    }
+  })
+})
+
+describe('pruning the log', () => {
+  it('runs on one instance at a time: the others skip while one prunes', async () => {
+    const holder = await client(one)
+    try {
+      await holder.query('begin')
+      await holder.query(`select pg_advisory_xact_lock(hashtext('usage_changes_prune'))`)
+      expect(await pruneChanges(two.db, new Date())).toBeNull()
+      await holder.query('commit')
+      expect(await pruneChanges(two.db, new Date())).toBe(0)
+    } finally {
+      await holder.end()
+    }
+  })
+})
+
+describe('held calls across instances', () => {
+  it("are woken by a device's sale taken by the other instance, well within a second", async () => {
+    const { key } = await pairedDevice(one, people.storeId, people.owner)
+    const { rev } = (await changes(two, people.owner, 'year=2026&after=0')).json()
+    const held = changes(two, people.owner, `year=2026&after=${rev}&wait=20`)
+    await until(() => two.live.held === 1)
+    const sent = Date.now()
+    const posted = await postSales(one, key, 'k1', [
+      { id: 's1', createdAt: '2026-03-15T02:00:00.000Z', amount: 4000 },
+    ])
+    expect(posted.statusCode).toBe(200)
+    const answer = await held
+    expect(Date.now() - sent).toBeLessThan(1_000)
+    expect(answer.json()).toMatchObject({
+      changes: [{ op: 'put', createdAt: '2026-03-15T02:00:00.000Z', amount: 4000 }],
+      count: 1,
+      sum: 4000,
+    })
+  })
+
+  it('end with 401 when the sign-in ends on the other instance', async () => {
+    const ownerId = Number(
+      (await one.inject({ method: 'GET', url: '/api/v0/user', headers: bearer(people.owner) })).json().user
+        .id,
+    )
+    const signedIn = await one.tokens.start(ownerId)
+    const held = changes(two, signedIn.access, 'year=2026&after=0&wait=20')
+    await until(() => two.live.held === 1)
+    const started = Date.now()
+    const out = await one.inject({
+      method: 'DELETE',
+      url: `/api/v0/user/sign?token=${encodeURIComponent(signedIn.refresh)}`,
+    })
+    expect(out.statusCode).toBe(204)
+    const answer = await held
+    expect(answer.statusCode).toBe(401)
+    expect(Date.now() - started).toBeLessThan(1_000)
+    // The other instance refuses the token at once too (not after its 5-second trust).
+    expect((await changes(two, signedIn.access, 'year=2026&after=0')).statusCode).toBe(401)
+    expect(two.live.held).toBe(0)
+  })
+
+  it('are woken again after the listening connection is killed: it listens again', async () => {
+    const pid = await two.live.listenerPid()
+    expect(pid).toBeTypeOf('number')
+    const listens = two.live.stats.listens
+    const admin = await client(one)
+    try {
+      await admin.query('select pg_terminate_backend($1)', [pid])
+    } finally {
+      await admin.end()
+    }
+    await until(() => two.live.stats.listens > listens)
+    expect(await two.live.listenerPid()).not.toBe(pid)
+    const { rev } = (await changes(two, people.owner, 'year=2026&after=0')).json()
+    const held = changes(two, people.owner, `year=2026&after=${rev}&wait=20`)
+    await until(() => two.live.held === 1)
+    const writer = await client(one)
+    const sent = Date.now()
+    try {
+      await insertSale(writer, people.storeId, '2026-03-15T02:30:00Z', 500)
+    } finally {
+      await writer.end()
+    }
+    const answer = await held
+    expect(Date.now() - sent).toBeLessThan(1_000)
+    expect(answer.json().changes).toEqual([{ op: 'put', createdAt: '2026-03-15T02:30:00.000Z', amount: 500 }])
+  })
+
+  it('are woken by the safety poll when a notification is lost', async () => {
+    const three = await createTestApp({ clock, livePollMs: 300, sameDatabaseAs: one })
+    try {
+      // The listener is gone and does not come back (as if it silently stopped hearing).
+      await three.live.stopListening()
+      const { rev } = (await changes(three, people.owner, 'year=2026&after=0')).json()
+      const held = changes(three, people.owner, `year=2026&after=${rev}&wait=20`)
+      await until(() => three.live.held === 1)
+      const writer = await client(one)
+      try {
+        await insertSale(writer, people.storeId, '2026-03-15T02:40:00Z', 600)
+      } finally {
+        await writer.end()
+      }
+      const answer = await held
+      expect(answer.json().changes).toEqual([
+        { op: 'put', createdAt: '2026-03-15T02:40:00.000Z', amount: 600 },
+      ])
+      expect(three.live.stats.polls).toBeGreaterThan(0)
+    } finally {
+      await three.close()
+    }
+  })
+})
