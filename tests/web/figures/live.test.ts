@@ -147,6 +147,21 @@ describe('the live loop', () => {
     expect(server.calls).toHaveLength(1)
   })
 
+  it('retries a failed call, and falls back to the 5-minute refetch only when it fails again', async () => {
+    const server = fakeServer({
+      'GET /api/v0/store/1/usage/changes': () =>
+        new Response(JSON.stringify({ message: '잠시 후 다시 시도해 주세요.' }), { status: 503 }),
+    })
+    const a = await openTab()
+    stops.push(a.live.follow(a.client, 1, 2026))
+    await vi.waitFor(() => expect(server.calls).toHaveLength(1))
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(a.yearQuery.liveFailing.size).toBe(0)
+    // Asked again after 2 s; failing again, the year query fetches as before.
+    await vi.waitFor(() => expect(server.calls).toHaveLength(2), { timeout: 3000 })
+    await vi.waitFor(() => expect(a.yearQuery.liveFailing.size).toBe(1))
+  })
+
   it('falls back to the 5-minute refetch when the server has no changes call (404)', async () => {
     const server = fakeServer({})
     const a = await openTab()
