@@ -12,6 +12,7 @@ import { runServer } from '../scripts/run-server.ts'
 import { benchApi, signInByApi, timedRequests, usageAnswered, warmUpRequests } from './api.ts'
 import { benchBrowser, lighthouseScore } from './browser.ts'
 import { benchBucketing } from './bucketing.ts'
+import { benchLiveApp } from './live-app.ts'
 import { benchServerEnv, benchThrottled, cpuSlowdown, range, type ThrottledFigures } from './throttled.ts'
 
 const owner = '01012345678'
@@ -125,6 +126,7 @@ let api: Awaited<ReturnType<typeof benchApi>> | undefined
 const browser: Record<string, Awaited<ReturnType<typeof benchBrowser>>> = {}
 const lighthouse: Record<string, Awaited<ReturnType<typeof lighthouseScore>>> = {}
 const throttled: Record<string, ThrottledFigures> = {}
+let liveApp: Awaited<ReturnType<typeof benchLiveApp>> | undefined
 try {
   for (const [variant, webDir] of Object.entries(builds)) {
     step(`starting the server with the ${variant} build (PGlite, demo data)`)
@@ -140,6 +142,10 @@ try {
       }
       step(`measuring the ${variant} app in Chromium`)
       browser[variant] = await benchBrowser(server, owner)
+      if (variant === 'react') {
+        step('live figures in Chromium: sale to screen, bytes an hour (about a minute)')
+        liveApp = await benchLiveApp(server, owner)
+      }
       step(
         `what an owner feels on slow lines, ${variant} (Slow 4G and 3G, CPU ${cpuSlowdown}x slower, 3 runs each)`,
       )
@@ -295,6 +301,24 @@ for (const [variant, result] of Object.entries(browser)) {
     'target <= 500 ms',
   ])
 }
+if (liveApp) {
+  const app = liveApp
+  rows.push([
+    "live: a device's sale to the number on an open sales screen (react), p95",
+    `${ms(app.latencyP95Ms)} (median ${ms(app.latencyMedianMs)}, ${app.sales} sales)`,
+    'target <= 2 s',
+  ])
+  rows.push([
+    'live: bytes on the wire an hour, open sales screen of the busy store',
+    `${kB(app.salesScreenBytesPerHour)} over HTTP/1.1 (${app.sales} sales of its busiest hour ${kB(app.salesScreenSalesBytes)}, plus 144 held calls renewed, ${app.idleRoundBytes} B each); bodies alone ${kB(app.salesScreenBodyBytesPerHour)}`,
+    'target <= 30 kB',
+  ])
+  rows.push([
+    'live: bytes on the wire an hour, overview of 3 stores',
+    `${kB(app.overviewBytesPerHour)} over HTTP/1.1 (${app.overviewSales} sales ${kB(app.overviewSalesBytes)}, plus 3 x 144 held calls renewed); bodies alone ${kB(app.overviewBodyBytesPerHour)}`,
+    'target <= 60 kB',
+  ])
+}
 for (const [variant, result] of Object.entries(lighthouse)) {
   rows.push([
     `${variant}: Lighthouse performance, /login (mobile)`,
@@ -319,6 +343,7 @@ const results = {
   browser,
   throttled,
   lighthouse,
+  liveApp,
   usageBuilds,
   ingestion,
   live,

@@ -6,6 +6,7 @@ import { useQuery } from '@tanstack/react-query'
 import { OfflineError } from '../lib/api.ts'
 import { useOnline } from '../lib/online.ts'
 import type { Buckets } from './buckets.ts'
+import { useLive } from './live.ts'
 import { type Usage, usageQuery } from './year-query.ts'
 
 /**
@@ -58,14 +59,17 @@ export function yearFigures(query: QueryView, previous: Usage | undefined, onlin
 }
 
 /**
- * A store-year's figures, fetched (and refetched) through the year query, and their status; last
+ * A store-year's figures, fetched (and refetched) through the year query, followed live once loaded
+ * from a server with the changes call (live.ts), and their status; last
  * year's are asked for once this year's are there (never holding up the first figures), through the
  * same query and cache, so they are kept for offline use too. `error`: the latest fetch's failure;
  * `retry` fetches again.
  */
 export function useYearFigures(storeId: number, year: number) {
   const query = useQuery(usageQuery(storeId, year))
-  const previous = useQuery({ ...usageQuery(storeId, year - 1), enabled: query.data !== undefined })
+  // Last year's figures are not followed live: fetched again when stale, as before.
+  const previous = useQuery({ ...usageQuery(storeId, year - 1, false), enabled: query.data !== undefined })
+  useLive(storeId, year, query.data?.rev !== undefined)
   const online = useOnline()
   return {
     ...yearFigures(query, previous.data, online),

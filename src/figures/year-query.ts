@@ -11,8 +11,25 @@ import { requestYear, takeUsageEarly } from './year-request.ts'
 /** What is cached and kept for offline use of one store and year: the buckets and the answer's ETag. */
 export interface Usage {
   buckets: Buckets
-  /** The ETag of the answer the buckets were made from; sent back in If-None-Match. */
+  /** The ETag of the answer the buckets were made from; sent back in If-None-Match (null once changes are merged in). */
   etag: string | null
+  /**
+   * The store-year's revision the buckets are of (the answer's `Usage-Revision`); only a server with
+   * the changes call says it, and then the live loop (live.ts) follows the year from it.
+   */
+  rev?: number | undefined
+}
+
+/** The store-years (query hashes) whose changes call failed in this browser: their query fetches as before. */
+export const liveFailing = new Set<string>()
+
+/** A store-year the live loop follows: its figures are fetched again only when the loop asks. */
+const isLive = (query: { state: { data?: unknown }; queryHash: string }) =>
+  typeof (query.state.data as Usage | undefined)?.rev === 'number' && !liveFailing.has(query.queryHash)
+
+const revOf = (response: Response) => {
+  const rev = Number(response.headers.get('usage-revision') ?? Number.NaN)
+  return Number.isSafeInteger(rev) ? rev : undefined
 }
 
 /** The query keys of usage: the query, the filter of what is kept on the device, and tests name them here. */
@@ -62,12 +79,16 @@ const inTurn = inTurns(usageFetchesAtOnce)
  * revalidates itself, and a 304 keeps the buckets as they are, with no bucketing. Figures fetched for a
  * session that has ended since are dropped, never cached.
  */
-export const usageQuery = (storeId: number, year: number) =>
-  queryOptions({
+export const usageQuery = (storeId: number, year: number, followed = true) =>
+  queryOptions<Usage, Error, Usage, ReturnType<typeof usageKeys.year>>({
     queryKey: usageKeys.year(storeId, year),
     // The current year's records grow: a screen left open asks again every 5 minutes while it is
-    // shown (usually a 304), so that its figures and quiet warnings keep up.
-    refetchInterval: () => (year === currentPeriod().year ? usageRefetchMs : false),
+    // shown (usually a 304), so that its figures and quiet warnings keep up; unless the live loop
+    // follows the year (live.ts), which fetches it again only when its changes cannot be merged.
+    refetchInterval: (query) =>
+      year === currentPeriod().year && !(followed && isLive(query)) ? usageRefetchMs : false,
+    staleTime: (query) => (followed && isLive(query) ? Number.POSITIVE_INFINITY : 60_000),
+    refetchOnReconnect: (query) => !(followed && isLive(query)) && 'always',
     queryFn: async ({ signal, client, queryKey }): Promise<Usage> => {
       const startedIn = sessionGeneration()
       const kept = client.getQueryData<Usage>(queryKey)
@@ -80,12 +101,14 @@ export const usageQuery = (storeId: number, year: number) =>
       if (response.status === 304) {
         if (!kept) throw new HttpError(304, '서버가 저장되지 않은 매출을 가리켰습니다.')
         if (!isSessionCurrent(startedIn)) throw new StaleSessionError()
-        return kept
+        // The same records, maybe at a later revision (a sale put and removed again).
+        const rev = revOf(response) ?? kept.rev
+        return rev === kept.rev ? kept : { ...kept, rev }
       }
       const etag = response.headers.get('etag')
       const contentType = response.headers.get('content-type')
       const buckets = await bucketInWorker(await response.arrayBuffer(), year, contentType)
       if (!isSessionCurrent(startedIn)) throw new StaleSessionError()
-      return { buckets, etag }
+      return { buckets, etag, rev: revOf(response) }
     },
   })

@@ -102,6 +102,8 @@ export interface ApiRequest {
   ifNoneMatch?: string
   /** The Accept header, for a call whose answer comes in more than one form (the usage answer). */
   accept?: string
+  /** 'omit': no cookies (a call the bearer alone authorizes, asked often: the live changes call). */
+  credentials?: RequestCredentials
 }
 
 /**
@@ -131,6 +133,7 @@ async function send(
           ? AbortSignal.any([init.signal, session])
           : (session ?? init.signal),
       keepalive: init.keepalive,
+      credentials: init.credentials,
     })
   } catch (error) {
     if (session?.aborted) throw new StaleSessionError()

@@ -5,6 +5,7 @@ import { encodeUsage } from '../../../contract/usage-compact.ts'
 import { compactUsageType, usageAccept } from '../../../contract/usage-compact-type.ts'
 import {
   inTurns,
+  liveFailing,
   type Usage,
   usageFetchesAtOnce,
   usageKeys,
@@ -168,12 +169,38 @@ describe('usage fetches', () => {
 describe('a screen left open', () => {
   it("asks again for the current year's records every 5 minutes, never for a past year's", () => {
     const year = new Date().getUTCFullYear()
-    const interval = (shown: number) => {
-      const { refetchInterval } = usageQuery(1, shown)
-      return typeof refetchInterval === 'function' ? refetchInterval({} as never) : refetchInterval
+    const interval = (shown: number, data?: Partial<Usage>, followed?: boolean) => {
+      const { refetchInterval } = usageQuery(1, shown, followed)
+      const query = { state: { data }, queryHash: `q${shown}` }
+      return typeof refetchInterval === 'function' ? refetchInterval(query as never) : refetchInterval
     }
     expect(interval(year)).toBe(usageRefetchMs)
     expect(usageRefetchMs).toBe(5 * 60_000)
     expect(interval(year - 1)).toBe(false)
+    // From a server that says its revision, the live loop follows the year instead (live.ts)...
+    expect(interval(year, { rev: 4 })).toBe(false)
+    // ...unless the screen does not follow it, or its changes call failed: then as before.
+    expect(interval(year, { rev: 4 }, false)).toBe(usageRefetchMs)
+    liveFailing.add(`q${year}`)
+    expect(interval(year, { rev: 4 })).toBe(usageRefetchMs)
+    liveFailing.clear()
+  })
+
+  it('takes the revision the answer says, and a 304 the later revision of the same records', async () => {
+    let rev = '7'
+    fakeServer({
+      'GET /api/v0/store/1/usage': (call: Call) =>
+        call.ifNoneMatch === 'W/"a"'
+          ? new Response(null, { status: 304, headers: { etag: 'W/"a"', 'usage-revision': rev } })
+          : new Response(JSON.stringify({ usages: [] }), {
+              headers: { 'content-type': 'application/json', etag: 'W/"a"', 'usage-revision': rev },
+            }),
+    })
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } })
+    const first = await client.fetchQuery(usageQuery(1, 2026))
+    expect(first.rev).toBe(7)
+    rev = '9'
+    await client.refetchQueries({ queryKey: usageKeys.year(1, 2026) })
+    expect(client.getQueryData<Usage>(usageKeys.year(1, 2026))).toEqual({ ...first, rev: 9 })
   })
 })
