@@ -53,6 +53,20 @@ describe('GET /api/v0/store/{id}/usage/changes', () => {
     const empty = await changes(access, 'year=2026&after=0')
     expect(empty.statusCode).toBe(200)
     expect(empty.headers['cache-control']).toBe('no-store')
+    // Asked every 25 s by an open screen, so it carries no page's headers (the policy alone is 330 bytes
+    // a round): only what a JSON answer needs.
+    expect(empty.headers['content-security-policy']).toBeUndefined()
+    expect(empty.headers['x-content-type-options']).toBe('nosniff')
+    expect(Object.keys(empty.headers).sort()).toEqual(
+      [
+        'cache-control',
+        'connection',
+        'content-length',
+        'content-type',
+        'date',
+        'x-content-type-options',
+      ].filter((name) => name in empty.headers),
+    )
     expect(empty.json()).toEqual({ rev: 0, changes: [], count: 0, sum: 0 })
 
     await sale('2026-03-01T09:15:00.000Z', 5000)
