@@ -17,8 +17,12 @@ import {
   messages,
   serializeError,
 } from './errors.ts'
+import { createPush, type Push } from './push/deliver.ts'
+import { vapidKeys } from './push/keys.ts'
+import { type PushTransport, type VapidKeys, webPushTransport } from './push/transport.ts'
 import { deviceKeyRoutes, devicePairRoutes } from './routes/device.ts'
 import { deviceOwnerRoutes } from './routes/devices.ts'
+import { pushRoutes } from './routes/push.ts'
 import { storeRoutes } from './routes/store.ts'
 import { profileRoutes, signInRoutes } from './routes/user.ts'
 import { createOtp, type Otp } from './sign-in/otp.ts'
@@ -42,6 +46,8 @@ export interface AppOptions {
   sms?: SmsSender
   /** How sending retries, and how long closing waits for it (tests shorten it). */
   smsRetry?: SmsRetry
+  /** How pushes go out, given the VAPID keys; by default web-push (tests hand a fake or trust a local service). */
+  pushTransport?: (keys: VapidKeys, subject: string) => PushTransport
 }
 
 declare module 'fastify' {
@@ -53,10 +59,13 @@ declare module 'fastify' {
     otp: Otp
     storeAccess: StoreAccess
     usageCache: UsageCache
+    push: Push & { keys(): Promise<VapidKeys> }
   }
   interface FastifyRequest {
     /** The signed-in user, set by the guard of the signed-in routes. */
     userId: number
+    /** The sign-in of the bearer token (its family id), set with userId. */
+    signInId: string
   }
 }
 
@@ -132,6 +141,7 @@ export async function buildApp({
   now = () => new Date(),
   sms,
   smsRetry,
+  pushTransport = (keys, subject) => webPushTransport({ keys, subject }),
 }: AppOptions) {
   const app = Fastify({
     logger: {
@@ -169,13 +179,35 @@ export async function buildApp({
   app.decorate('otp', createOtp(database.db, secret, now, config.limits, outbox))
   app.decorate('storeAccess', storeAccess(database.db))
   app.decorate('usageCache', usageCache(database.db, { log: app.log }))
+  // The VAPID keys are read (or generated) when first needed, once; a failed read is tried again.
+  let keys: Promise<VapidKeys> | undefined
+  const pushKeys = () => {
+    keys ??= vapidKeys(database.db, config.push.keys).catch((error: unknown) => {
+      keys = undefined
+      throw error
+    })
+    return keys
+  }
+  let transport: Promise<PushTransport> | undefined
+  const push = createPush({
+    db: database.db,
+    transport: () => {
+      transport ??= pushKeys().then((vapid) => pushTransport(vapid, config.push.subject))
+      return transport
+    },
+    now,
+    log: app.log,
+  })
+  app.decorate('push', { ...push, keys: pushKeys })
   app.decorateRequest('userId', 0)
+  app.decorateRequest('signInId', '')
   // Every instance sweeps (old rate events, forgotten locks, expired codes); a sweep another instance
   // already made deletes nothing.
   const sweep = async () => {
     try {
       await sweepSignInState(database.db, now())
       await sweepDeviceState(database.db, now())
+      await push.sweep(now())
     } catch (error) {
       app.log.error({ err: error }, 'sweep failed')
     }
@@ -233,7 +265,9 @@ export async function buildApp({
     if (!bearer) throw new ApiError(401, messages.loginRequired)
     // A device's key reads nothing (docs/product.md §11).
     if (isDeviceKey(bearer)) throw new ApiError(401, messages.deviceKeyElsewhere)
-    request.userId = (await app.tokens.verifyAccess(bearer)).userId
+    const claims = await app.tokens.verifyAccess(bearer)
+    request.userId = claims.userId
+    request.signInId = claims.familyId
   }
 
   await app.register(
@@ -254,6 +288,7 @@ export async function buildApp({
             await guarded.register(profileRoutes)
             await guarded.register(storeRoutes)
             await guarded.register(deviceOwnerRoutes)
+            await guarded.register(pushRoutes)
           })
         },
         { prefix: '/v0' },

@@ -51,6 +51,11 @@ export const messages = {
   salesTooLarge: '한 번에 보낼 수 있는 요청은 64 KiB까지입니다. 매출을 나눠 보내 주세요.',
   sentAt: 'sentAt은 오프셋이 있는 ISO 8601 시각이어야 합니다 (예: 2026-03-01T09:15:00+09:00).',
   pending: 'pending은 0 이상의 정수여야 합니다.',
+  pushEndpoint: '알림을 보낼 수 없는 주소입니다. 브라우저의 푸시 서비스 주소만 받습니다.',
+  pushSubscription: '알림 구독 정보가 올바르지 않습니다. 알림을 다시 켜 주세요.',
+  quietHours: '방해 금지 시간은 00:00~23:59 형식이고, 시작과 끝이 달라야 합니다.',
+  alertSettings: '알림 설정 값이 올바르지 않습니다.',
+  alertStore: '이 매장의 알림을 설정할 권한이 없습니다.',
 } as const
 
 /** An error whose status and Korean message go to the client as they are. */
@@ -75,6 +80,17 @@ const fieldMessages: Record<string, string> = {
   deviceId: messages.deviceNotFound,
   sentAt: messages.sentAt,
   pending: messages.pending,
+  endpoint: messages.pushEndpoint,
+  keys: messages.pushSubscription,
+  p256dh: messages.pushSubscription,
+  auth: messages.pushSubscription,
+  expirationTime: messages.pushSubscription,
+  storeId: messages.storeId,
+  quietHours: messages.quietHours,
+  quiet: messages.alertSettings,
+  deviceOffline: messages.alertSettings,
+  morningSummary: messages.alertSettings,
+  snooze: messages.alertSettings,
 }
 
 /**
