@@ -32,11 +32,6 @@ export function HeaderMenu({ shownStoreId }: { shownStoreId?: number }) {
       </button>
       {open && (
         <ul id={listId} className="header-menu-list" ref={panel}>
-          <li>
-            <Link to="/alerts" onClick={() => close()}>
-              알림
-            </Link>
-          </li>
           {store && (
             <li>
               <Link to="/devices" search={{ store: store.id }} onClick={() => close()}>
@@ -44,6 +39,11 @@ export function HeaderMenu({ shownStoreId }: { shownStoreId?: number }) {
               </Link>
             </li>
           )}
+          <li>
+            <Link to="/alerts" onClick={() => close()}>
+              알림
+            </Link>
+          </li>
         </ul>
       )}
     </div>
