@@ -68,6 +68,7 @@ test('alerts: subscription stored, a push shows its notification, a click opens 
   ])
   stored.catch(() => undefined)
   test.info().annotations.push({ type: 'pushManager.subscribe()', description: outcome })
+  console.log(`pushManager.subscribe() in this Chromium: ${outcome}`)
   if (outcome !== 'stored 204') {
     const endpoint = `${deadPushService}/e2e-${Date.now()}`
     const status = await page.evaluate(async (target) => {
