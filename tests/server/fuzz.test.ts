@@ -300,6 +300,8 @@ interface FuzzRequest {
   body?: string
 }
 
+const isDotSegment = (segment: string) => /^(\.|%2e){1,2}$/i.test(segment)
+
 function requestFor(operation: Operation): fc.Arbitrary<FuzzRequest> {
   const parameters = operation.operation.parameters ?? []
   const encoded = (schema: Schema, name: string) =>
@@ -317,7 +319,13 @@ function requestFor(operation: Operation): fc.Arbitrary<FuzzRequest> {
   const pathArb = fc.tuple(
     ...parameters
       .filter((p) => p.in === 'path')
-      .map((p) => encoded(p.schema as Schema, p.name).map((value) => [p.name, write(value)] as const)),
+      .map((p) =>
+        encoded(p.schema as Schema, p.name)
+          // A dot segment (`.`, `..`, also percent-encoded) is removed when the URL is resolved: the
+          // request names another address, which is not this operation's to answer.
+          .filter(({ text }) => !isDotSegment(write({ text, raw: false })) && !isDotSegment(text))
+          .map((value) => [p.name, write(value)] as const),
+      ),
   )
   const queryArb = fc.tuple(
     ...parameters
