@@ -12,6 +12,7 @@ import {
   paintFirst,
   preloadLoginScreen,
 } from './build/index-html.ts'
+import { pushWorker, pushWorkerFile, pushWorkerScript } from './build/push-worker.ts'
 
 // In development Vite serves the app with hot reload and hands the API and pictures to the server
 // that `npm run dev` starts beside it.
@@ -66,6 +67,7 @@ export default defineConfig(({ mode }) => ({
     inlineIntoFirstPainter(),
     loadFirstPainter(),
     checkChunkRules(),
+    pushWorkerScript(),
     // Compressed once at build, as hard as gzip and brotli go: the server sends these files as they are
     // (@fastify/static preCompressed), where compressing on the fly could afford only brotli level 4.
     compression({
@@ -90,6 +92,8 @@ export default defineConfig(({ mode }) => ({
         navigateFallback: '/index.html',
         navigateFallbackDenylist: [/^\/api\//, /^\/images\//],
         cleanupOutdatedCaches: true,
+        // The push and notification-click handlers (src/pwa/push-worker.ts, built as push-sw.js below).
+        importScripts: [pushWorkerFile],
         // Sales data is never cached here: the app keeps its own buckets. Pictures are, for a while.
         runtimeCaching: [
           {
@@ -115,9 +119,11 @@ export default defineConfig(({ mode }) => ({
     // Every browser this app supports has modulepreload; the polyfill would be dead weight.
     modulePreload: { polyfill: false },
     rolldownOptions: {
-      input: { index: sourceFile('index.html'), 'paint-first': paintFirst },
+      input: { index: sourceFile('index.html'), 'paint-first': paintFirst, 'push-sw': pushWorker },
       output: {
         codeSplitting,
+        // The push handlers keep one name: the generated service worker imports them by it.
+        entryFileNames: (chunk) => (chunk.name === 'push-sw' ? pushWorkerFile : 'assets/[name]-[hash].js'),
       },
     },
   },

@@ -34,6 +34,11 @@ const isStoresSplit = (id: string) => /[?&]tsr-split/.test(id) && modulePath(id)
 /** The owner's devices screen: its own chunk, like the overview's. */
 const devicesRoute = sourceFile('src/routes/_authed/devices.tsx')
 const isDevicesSplit = (id: string) => /[?&]tsr-split/.test(id) && modulePath(id) === devicesRoute
+/** The alerts screen: its own chunk, like the devices screen's. */
+const alertsRoute = sourceFile('src/routes/_authed/alerts.tsx')
+const isAlertsSplit = (id: string) => /[?&]tsr-split/.test(id) && modulePath(id) === alertsRoute
+/** This browser's push subscription, which the signed-in layout loads on demand when alerts are allowed. */
+const pushSubscription = sourceFile('src/features/alerts/push-subscription.ts')
 /** Code the sales screen imports on demand, which only ever runs once `signed-in` has loaded. */
 const onDemandBySignedIn = [
   sourceFile('src/workers/bucket-records.ts'),
@@ -138,7 +143,12 @@ export const codeSplitting: Rolldown.OutputOptions['codeSplitting'] = {
       name: onlyLoadedBy(
         isSignedInLoader,
         'signed-in',
-        (id) => isStoresSplit(id) || isDevicesSplit(id) || onDemandBySignedIn.includes(id),
+        (id) =>
+          isStoresSplit(id) ||
+          isDevicesSplit(id) ||
+          isAlertsSplit(id) ||
+          id === pushSubscription ||
+          onDemandBySignedIn.includes(id),
       ),
     },
     {

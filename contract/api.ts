@@ -234,3 +234,107 @@ export type HeartbeatRequest = Static<typeof HeartbeatRequest>
 
 /** The Idempotency-Key of a batch: 1 to 255 visible ASCII characters. */
 export const idempotencyKeyPattern = '^[\\x21-\\x7e]{1,255}$'
+
+// Web Push and alerts (docs/product.md §12). Every call takes the user's bearer token; subscriptions and
+// settings are the caller's own, whatever their role.
+
+export const PushKeyAnswer = Type.Object({
+  key: Type.String({
+    description: "The server's VAPID public key (base64url, 65 bytes): the browser's applicationServerKey.",
+  }),
+})
+export type PushKeyAnswer = Static<typeof PushKeyAnswer>
+
+/** A push service's address: https, on a known push service or an origin of PUSH_ALLOWED_ORIGINS. */
+const PushEndpoint = Type.String({ minLength: 9, maxLength: 1024, pattern: '^https://' })
+
+/** The browser's `PushSubscription.toJSON()`. */
+export const PushSubscriptionRequest = Type.Object({
+  endpoint: PushEndpoint,
+  expirationTime: Type.Optional(Type.Union([Type.Number(), Type.Null()])),
+  keys: Type.Object({
+    /** The browser's P-256 public key, base64url (65 bytes). */
+    p256dh: Type.String({ minLength: 86, maxLength: 90 }),
+    /** The auth secret, base64url (16 bytes). */
+    auth: Type.String({ minLength: 22, maxLength: 24 }),
+  }),
+})
+export type PushSubscriptionRequest = Static<typeof PushSubscriptionRequest>
+
+export const PushUnsubscribeRequest = Type.Object({ endpoint: PushEndpoint })
+
+export const PushTestAnswer = Type.Object({
+  subscriptions: Type.Integer({
+    description: 'How many subscriptions of the caller (their signed-in browsers) the test was sent to.',
+  }),
+})
+export type PushTestAnswer = Static<typeof PushTestAnswer>
+
+/** A time of day in Korea time, `HH:mm`. */
+const ClockTime = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$' })
+
+export const QuietHours = Type.Object(
+  { start: ClockTime, end: ClockTime },
+  {
+    description:
+      'Korea time; a window may cross midnight (23:00–07:00, the default); start and end differ. Alerts due inside it are held in the list, not pushed.',
+  },
+)
+export type QuietHours = Static<typeof QuietHours>
+
+export const StoreAlertSettings = Type.Object({
+  storeId: Type.Integer(),
+  /** The store has gone unusually quiet. */
+  quiet: Type.Boolean(),
+  /** The store's devices stopped reporting. */
+  deviceOffline: Type.Boolean(),
+  /** The store is in the morning summary. */
+  morningSummary: Type.Boolean(),
+  quietHours: Type.Union([QuietHours, Type.Null()]),
+  /** Until when the store's alerts are snoozed (ISO 8601 in UTC), or null. */
+  snoozedUntil: Type.Union([Type.String(), Type.Null()]),
+})
+export type StoreAlertSettings = Static<typeof StoreAlertSettings>
+
+export const AlertSettingsAnswer = Type.Object({ stores: Type.Array(StoreAlertSettings) })
+export type AlertSettingsAnswer = Static<typeof AlertSettingsAnswer>
+
+/** One store's settings to change; what is left out stays. `snooze: true` snoozes it for 24 h from now, false ends the snooze. */
+export const AlertSettingsRequest = Type.Object(
+  {
+    storeId: Type.Integer({ minimum: 1, maximum: 2147483647 }),
+    quiet: Type.Optional(Type.Boolean()),
+    deviceOffline: Type.Optional(Type.Boolean()),
+    morningSummary: Type.Optional(Type.Boolean()),
+    quietHours: Type.Optional(Type.Union([QuietHours, Type.Null()])),
+    snooze: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+)
+export type AlertSettingsRequest = Static<typeof AlertSettingsRequest>
+
+export const AlertKind = Type.Union([
+  Type.Literal('quiet'),
+  Type.Literal('deviceOffline'),
+  Type.Literal('morningSummary'),
+])
+export type AlertKind = Static<typeof AlertKind>
+
+export const Alert = Type.Object({
+  id: Type.Integer(),
+  /** The store it is about; null for the morning summary (all the user's stores). */
+  storeId: Type.Union([Type.Integer(), Type.Null()]),
+  kind: AlertKind,
+  title: Type.String(),
+  body: Type.String(),
+  /** `held`: due during quiet hours, kept in this list only; `sent`: pushed. */
+  state: Type.Union([Type.Literal('held'), Type.Literal('sent')]),
+  /** When it was raised (ISO 8601 in UTC). */
+  createdAt: Type.String(),
+  /** When it was pushed, or null. */
+  sentAt: Type.Union([Type.String(), Type.Null()]),
+})
+export type Alert = Static<typeof Alert>
+
+export const AlertsAnswer = Type.Object({ alerts: Type.Array(Alert) })
+export type AlertsAnswer = Static<typeof AlertsAnswer>

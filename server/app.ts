@@ -17,9 +17,13 @@ import {
   messages,
   serializeError,
 } from './errors.ts'
+import { createPush, type Push } from './push/deliver.ts'
+import { vapidKeys } from './push/keys.ts'
+import { type PushTransport, type VapidKeys, webPushTransport } from './push/transport.ts'
 import { changesRoutes } from './routes/changes.ts'
 import { deviceKeyRoutes, devicePairRoutes } from './routes/device.ts'
 import { deviceOwnerRoutes } from './routes/devices.ts'
+import { pushRoutes } from './routes/push.ts'
 import { storeRoutes } from './routes/store.ts'
 import { profileRoutes, signInRoutes } from './routes/user.ts'
 import { createOtp, type Otp } from './sign-in/otp.ts'
@@ -47,6 +51,8 @@ export interface AppOptions {
   smsRetry?: SmsRetry
   /** The live changes' safety poll period (server/usage/live.ts); tests shorten it. */
   livePollMs?: number
+  /** How pushes go out, given the VAPID keys; by default web-push (tests hand a fake or trust a local service). */
+  pushTransport?: (keys: VapidKeys, subject: string) => PushTransport
 }
 
 declare module 'fastify' {
@@ -59,11 +65,12 @@ declare module 'fastify' {
     storeAccess: StoreAccess
     usageCache: UsageCache
     live: Live
+    push: Push & { keys(): Promise<VapidKeys> }
   }
   interface FastifyRequest {
     /** The signed-in user, set by the guard of the signed-in routes. */
     userId: number
-    /** The sign-in (token family) of the bearer token, set with `userId`. */
+    /** The sign-in of the bearer token (its family id), set with userId. */
     signInId: string
   }
 }
@@ -141,6 +148,7 @@ export async function buildApp({
   sms,
   smsRetry,
   livePollMs,
+  pushTransport = (keys, subject) => webPushTransport({ keys, subject }),
 }: AppOptions) {
   const app = Fastify({
     logger: {
@@ -190,6 +198,26 @@ export async function buildApp({
     }),
   )
   await app.live.start(database.connectionString)
+  // The VAPID keys are read (or generated) when first needed, once; a failed read is tried again.
+  let keys: Promise<VapidKeys> | undefined
+  const pushKeys = () => {
+    keys ??= vapidKeys(database.db, config.push.keys).catch((error: unknown) => {
+      keys = undefined
+      throw error
+    })
+    return keys
+  }
+  let transport: Promise<PushTransport> | undefined
+  const push = createPush({
+    db: database.db,
+    transport: () => {
+      transport ??= pushKeys().then((vapid) => pushTransport(vapid, config.push.subject))
+      return transport
+    },
+    now,
+    log: app.log,
+  })
+  app.decorate('push', { ...push, keys: pushKeys })
   app.decorateRequest('userId', 0)
   app.decorateRequest('signInId', '')
   // Every instance sweeps (old rate events, forgotten locks, expired codes); a sweep another instance
@@ -199,6 +227,7 @@ export async function buildApp({
       await sweepSignInState(database.db, now())
       await sweepDeviceState(database.db, now())
       await pruneChanges(database.db, now())
+      await push.sweep(now())
     } catch (error) {
       app.log.error({ err: error }, 'sweep failed')
     }
@@ -283,6 +312,7 @@ export async function buildApp({
             await guarded.register(storeRoutes)
             await guarded.register(changesRoutes)
             await guarded.register(deviceOwnerRoutes)
+            await guarded.register(pushRoutes)
           })
         },
         { prefix: '/v0' },

@@ -57,6 +57,13 @@ const EnvSchema = Type.Object({
   SNAPSHOT_MINUTES: Int(15, 1, 1440),
   SNAPSHOTS_KEPT: Int(8, 1, 1000),
   SNAPSHOT_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  // Web Push (server/push/, docs/operations.md "Alerts and Web Push"): the VAPID keys (both or neither;
+  // without them the server generates a pair once and keeps it in the database), the contact the push
+  // services may write to, and push services beyond the known ones (comma list of https origins).
+  VAPID_PUBLIC_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{87}$' })),
+  VAPID_PRIVATE_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' })),
+  VAPID_SUBJECT: Type.Optional(Type.String({ pattern: '^(mailto:|https://)' })),
+  PUSH_ALLOWED_ORIGINS: Type.String({ default: '' }),
 })
 type Env = Static<typeof EnvSchema>
 
@@ -152,6 +159,51 @@ function refuseServedSecrets(served: Record<string, string>, dataDir: string, sn
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`)
 }
 
+/** The VAPID subject outside production when none is set (Apple's push service refuses it: set one). */
+export const defaultVapidSubject = 'mailto:push@example.com'
+
+/**
+ * Why a VAPID subject would be refused, or undefined: a `mailto:` address or an `https:` URL whose host
+ * is a real name. Apple's push service answers 403 BadJwtToken to a subject at `localhost`, `.local` or
+ * `.invalid` (FCM does not check, so the mistake would hide until an iPhone subscribes).
+ */
+export function vapidSubjectProblem(subject: string): string | undefined {
+  let host: string
+  if (subject.startsWith('mailto:')) {
+    const address = subject.slice('mailto:'.length)
+    const at = address.lastIndexOf('@')
+    if (at < 1 || at === address.length - 1 || /[\s?]/.test(address)) return 'is not a mailto: address'
+    host = address.slice(at + 1)
+  } else if (subject.startsWith('https://')) {
+    try {
+      host = new URL(subject).hostname
+    } catch {
+      return 'is not an https: URL'
+    }
+  } else return 'is neither a mailto: address nor an https: URL'
+  host = host.toLowerCase().replace(/\.$/, '')
+  if (host === 'localhost' || /\.(localhost|local|invalid)$/.test(host) || !host.includes('.'))
+    return 'names a host that Apple refuses (localhost, .local, .invalid, or no domain)'
+  if (/^[\d.]+$/.test(host) || host.startsWith('[')) return 'names an address, not a domain'
+  return undefined
+}
+
+/** A comma list of https origins, as `URL.origin` writes them; undefined when one is not an origin. */
+function parseOrigins(value: string): string[] | undefined {
+  const origins: string[] = []
+  for (const part of value.split(',').map((entry) => entry.trim())) {
+    if (part === '') continue
+    try {
+      const url = new URL(part)
+      if (url.protocol !== 'https:' || url.origin !== part.replace(/\/$/, '')) return undefined
+      origins.push(url.origin)
+    } catch {
+      return undefined
+    }
+  }
+  return origins
+}
+
 function parseEnv(source: NodeJS.ProcessEnv): Env {
   const names = Object.keys(EnvSchema.properties)
   const given = Object.fromEntries(
@@ -206,6 +258,23 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env) {
       `TRUST_PROXY=${JSON.stringify(env.TRUST_PROXY)}: expected 0, a number of proxy hops (1 behind one reverse proxy), or a comma list of proxy addresses or networks (10.0.0.1,192.168.0.0/16).`,
     )
   }
+  if (Boolean(env.VAPID_PUBLIC_KEY) !== Boolean(env.VAPID_PRIVATE_KEY)) {
+    throw new ConfigError(
+      'VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY go together: set both (npx web-push generate-vapid-keys --json), or neither and the server generates a pair once and keeps it in the database.',
+    )
+  }
+  const subjectProblem = env.VAPID_SUBJECT === undefined ? undefined : vapidSubjectProblem(env.VAPID_SUBJECT)
+  if (production && (env.VAPID_SUBJECT === undefined || subjectProblem)) {
+    throw new ConfigError(
+      `VAPID_SUBJECT is required when NODE_ENV=production: a mailto: address or an https: page where the push services can reach whoever runs this server (for example mailto:owner@example.co.kr)${subjectProblem ? `; ${JSON.stringify(env.VAPID_SUBJECT)} ${subjectProblem}` : ''}.`,
+    )
+  }
+  const pushAllowedOrigins = parseOrigins(env.PUSH_ALLOWED_ORIGINS)
+  if (pushAllowedOrigins === undefined) {
+    throw new ConfigError(
+      `PUSH_ALLOWED_ORIGINS=${JSON.stringify(env.PUSH_ALLOWED_ORIGINS)}: expected a comma list of https origins (https://push.example.com,https://127.0.0.1:8443), with no path.`,
+    )
+  }
   const dataDir = path.resolve(env.DATA_DIR)
   const imageDir = path.resolve(env.IMAGE_DIR ?? path.join(dataDir, 'images'))
   const webDir = path.resolve(env.WEB_DIR)
@@ -238,6 +307,15 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env) {
         : { provider: 'console' as const },
     trustProxy,
     logLevel: env.LOG_LEVEL,
+    push: {
+      keys:
+        env.VAPID_PUBLIC_KEY && env.VAPID_PRIVATE_KEY
+          ? { publicKey: env.VAPID_PUBLIC_KEY, privateKey: env.VAPID_PRIVATE_KEY }
+          : undefined,
+      /** Outside production, a stand-in that no push service is asked to write to. */
+      subject: env.VAPID_SUBJECT ?? defaultVapidSubject,
+      allowedOrigins: pushAllowedOrigins,
+    },
     limits: {
       codeTtlSeconds: env.CODE_TTL_SECONDS,
       codeMaxTries: env.CODE_MAX_TRIES,

@@ -1,7 +1,7 @@
 // The process: read the configuration, open (and migrate) the database, seed demo data into an empty
 // one, serve, and close everything cleanly on SIGTERM or SIGINT.
 import { buildApp } from './app.ts'
-import { ConfigError, readConfig } from './config.ts'
+import { ConfigError, defaultVapidSubject, readConfig, vapidSubjectProblem } from './config.ts'
 import { renameGuessablePictures } from './db/accounts.ts'
 import { databaseTarget, openDatabase } from './db/client.ts'
 import { DatabaseDamagedError } from './db/embedded.ts'
@@ -22,6 +22,12 @@ async function main() {
     console.log('Loaded demo data: sign in as 01012345678 (owner of three stores) or 01022223333 (staff).')
   }
   const app = await buildApp({ config, database })
+  // Outside production a subject Apple refuses is allowed, but said: iPhones would get no alerts.
+  const subjectProblem = vapidSubjectProblem(config.push.subject)
+  if (subjectProblem || config.push.subject === defaultVapidSubject)
+    app.log.warn(
+      `VAPID_SUBJECT=${config.push.subject} ${subjectProblem ?? 'is the stand-in'}: set a mailto: address or https: page of your own, or Apple's push service refuses alerts to iPhones.`,
+    )
 
   // The embedded database surely reaches the disk only through snapshots: every SNAPSHOT_MINUTES
   // (the first one whatever happened before this start, e.g. a kill -9 after changes), and on shutdown.

@@ -55,6 +55,11 @@ export function storeAccess(db: Db) {
       const [row] = await role.execute({ userId, storeId })
       return row?.role === 'owner'
     },
+    /** Whether the user may see the store (owner or staff): who may set its alerts for themselves. */
+    async isMember(userId: number, storeId: number): Promise<boolean> {
+      const [row] = await role.execute({ userId, storeId })
+      return row !== undefined
+    },
     /**
      * The version of a store's year when the user may see the store; undefined when not (not a member,
      * or no such store): the caller answers 403.

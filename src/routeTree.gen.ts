@@ -12,6 +12,7 @@ import { Route as rootRouteImport } from './routes/__root'
 import { Route as AuthedRouteImport } from './routes/_authed'
 import { Route as LoginRouteImport } from './routes/login'
 import { Route as AuthedIndexRouteImport } from './routes/_authed/index'
+import { Route as AuthedAlertsRouteImport } from './routes/_authed/alerts'
 import { Route as AuthedDevicesRouteImport } from './routes/_authed/devices'
 import { Route as AuthedStoresRouteImport } from './routes/_authed/stores'
 
@@ -29,6 +30,11 @@ const AuthedIndexRoute = AuthedIndexRouteImport.update({
   path: '/',
   getParentRoute: () => AuthedRoute,
 } as any)
+const AuthedAlertsRoute = AuthedAlertsRouteImport.update({
+  id: '/alerts',
+  path: '/alerts',
+  getParentRoute: () => AuthedRoute,
+} as any)
 const AuthedDevicesRoute = AuthedDevicesRouteImport.update({
   id: '/devices',
   path: '/devices',
@@ -43,11 +49,13 @@ const AuthedStoresRoute = AuthedStoresRouteImport.update({
 export interface FileRoutesByFullPath {
   '/': typeof AuthedIndexRoute
   '/login': typeof LoginRoute
+  '/alerts': typeof AuthedAlertsRoute
   '/devices': typeof AuthedDevicesRoute
   '/stores': typeof AuthedStoresRoute
 }
 export interface FileRoutesByTo {
   '/login': typeof LoginRoute
+  '/alerts': typeof AuthedAlertsRoute
   '/devices': typeof AuthedDevicesRoute
   '/stores': typeof AuthedStoresRoute
   '/': typeof AuthedIndexRoute
@@ -56,19 +64,21 @@ export interface FileRoutesById {
   __root__: typeof rootRouteImport
   '/_authed': typeof AuthedRouteWithChildren
   '/login': typeof LoginRoute
+  '/_authed/alerts': typeof AuthedAlertsRoute
   '/_authed/devices': typeof AuthedDevicesRoute
   '/_authed/stores': typeof AuthedStoresRoute
   '/_authed/': typeof AuthedIndexRoute
 }
 export interface FileRouteTypes {
   fileRoutesByFullPath: FileRoutesByFullPath
-  fullPaths: '/' | '/login' | '/devices' | '/stores'
+  fullPaths: '/' | '/login' | '/alerts' | '/devices' | '/stores'
   fileRoutesByTo: FileRoutesByTo
-  to: '/login' | '/devices' | '/stores' | '/'
+  to: '/login' | '/alerts' | '/devices' | '/stores' | '/'
   id:
     | '__root__'
     | '/_authed'
     | '/login'
+    | '/_authed/alerts'
     | '/_authed/devices'
     | '/_authed/stores'
     | '/_authed/'
@@ -102,6 +112,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthedIndexRouteImport
       parentRoute: typeof AuthedRoute
     }
+    '/_authed/alerts': {
+      id: '/_authed/alerts'
+      path: '/alerts'
+      fullPath: '/alerts'
+      preLoaderRoute: typeof AuthedAlertsRouteImport
+      parentRoute: typeof AuthedRoute
+    }
     '/_authed/devices': {
       id: '/_authed/devices'
       path: '/devices'
@@ -120,12 +137,14 @@ declare module '@tanstack/react-router' {
 }
 
 interface AuthedRouteChildren {
+  AuthedAlertsRoute: typeof AuthedAlertsRoute
   AuthedDevicesRoute: typeof AuthedDevicesRoute
   AuthedStoresRoute: typeof AuthedStoresRoute
   AuthedIndexRoute: typeof AuthedIndexRoute
 }
 
 const AuthedRouteChildren: AuthedRouteChildren = {
+  AuthedAlertsRoute: AuthedAlertsRoute,
   AuthedDevicesRoute: AuthedDevicesRoute,
   AuthedStoresRoute: AuthedStoresRoute,
   AuthedIndexRoute: AuthedIndexRoute,

@@ -314,3 +314,118 @@ export const usageChanges = pgTable(
     check('usage_changes_op', sql`${table.op} in ('put', 'del', 'reset')`),
   ],
 )
+
+/**
+ * The keys this server signs its pushes with (VAPID, docs/product.md decision 89), when the environment
+ * names none: generated once by the first instance to start, in the database, so that every instance on
+ * one PostgreSQL signs alike, and a snapshot carries the keys together with the subscriptions made for
+ * them (a browser's subscription is bound to the public key it was made with). One row, id 1.
+ */
+export const pushKeys = pgTable(
+  'push_keys',
+  {
+    id: integer('id').primaryKey(),
+    /** The uncompressed P-256 public key, base64url (65 bytes). */
+    publicKey: text('public_key').notNull(),
+    /** The private key, base64url (32 bytes). */
+    privateKey: text('private_key').notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [check('push_keys_one_row', sql`${table.id} = 1`)],
+)
+
+/**
+ * The browsers' push subscriptions (server/push/), each of one sign-in: ending the sign-in (logout, a
+ * refresh token's reuse, an administrator's sign-out, a restore) deletes it, through the trigger of
+ * migration 0007, whoever ends it; so does deleting the sign-in or the user (cascade). One row per
+ * endpoint: a browser that subscribes again under another sign-in moves its row to that sign-in.
+ */
+export const pushSubscriptions = pgTable(
+  'push_subscriptions',
+  {
+    endpoint: text('endpoint').primaryKey(),
+    signInId: text('sign_in_id')
+      .notNull()
+      .references(() => signIns.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The browser's P-256 key (base64url, 65 bytes) and auth secret (base64url, 16 bytes). */
+    p256dh: text('p256dh').notNull(),
+    auth: text('auth').notNull(),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** Nothing is sent to it before this instant: the push service asked us to wait (429, 5xx). */
+    retryAt: timestamp('retry_at', { withTimezone: true, mode: 'date' }),
+    /** Refusals in a row (429, 5xx, no answer), for the backoff when the service names no Retry-After. */
+    failures: integer('failures').notNull().default(0),
+  },
+  (table) => [
+    index('push_subscriptions_user').on(table.userId),
+    index('push_subscriptions_sign_in').on(table.signInId),
+  ],
+)
+
+/**
+ * What each user chose for each store's alerts (docs/product.md decision 92); no row is the defaults.
+ * Quiet hours are minutes of the day in Korea time; a window may cross midnight (start > end).
+ */
+export const alertSettings = pgTable(
+  'alert_settings',
+  {
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    storeId: integer('store_id')
+      .notNull()
+      .references(() => stores.id, { onDelete: 'cascade' }),
+    quiet: boolean('quiet').notNull().default(true),
+    deviceOffline: boolean('device_offline').notNull().default(true),
+    morningSummary: boolean('morning_summary').notNull().default(true),
+    /** Quiet hours, minutes after midnight in Korea time (default 23:00–07:00); both null: none. */
+    quietStart: integer('quiet_start').default(23 * 60),
+    quietEnd: integer('quiet_end').default(7 * 60),
+    snoozedUntil: timestamp('snoozed_until', { withTimezone: true, mode: 'date' }),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.userId, table.storeId] }),
+    check(
+      'alert_settings_quiet_hours',
+      sql`(${table.quietStart} is null and ${table.quietEnd} is null) or (${table.quietStart} between 0 and 1439 and ${table.quietEnd} between 0 and 1439 and ${table.quietStart} <> ${table.quietEnd})`,
+    ),
+  ],
+)
+
+/**
+ * The alerts, sent or held (docs/product.md decision 93). The key (user, store, kind, episode) is unique,
+ * nulls not distinct (the morning summary has no store): an alert is recorded by an insert that does
+ * nothing when the row exists, so of several instances that compute the same alert exactly one records
+ * it, and only that one sends it.
+ */
+export const alerts = pgTable(
+  'alerts',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** Null for what covers all the user's stores (the morning summary). */
+    storeId: integer('store_id').references(() => stores.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ['quiet', 'deviceOffline', 'morningSummary'] }).notNull(),
+    /** What makes it one alert: the quiet episode's start, the outage's start, the summary's day. */
+    episode: text('episode').notNull(),
+    title: text('title').notNull(),
+    body: text('body').notNull(),
+    /** The notification's tag: a later alert of the same tag replaces it on the device. */
+    tag: text('tag').notNull(),
+    /** `held` during quiet hours (in the list only), `sent` once pushed. */
+    state: text('state', { enum: ['held', 'sent'] }).notNull(),
+    createdAt: createdAt(),
+    sentAt: timestamp('sent_at', { withTimezone: true, mode: 'date' }),
+  },
+  (table) => [
+    unique('alerts_once').on(table.userId, table.storeId, table.kind, table.episode).nullsNotDistinct(),
+    index('alerts_user_created').on(table.userId, table.createdAt),
+  ],
+)

@@ -1,5 +1,6 @@
-// The signed-in header's menu (⋮): for now the owner's devices screen. Shown only to a user who owns
-// a store (the profile's role, our server's addition); staff and other servers' users see no menu.
+// The signed-in header's menu (⋮): the alerts screen, for everyone signed in, and the devices screen, for
+// a user who owns a store (the profile's role, our server's addition; staff and other servers' users
+// do not see it).
 import { Link } from '@tanstack/react-router'
 import { useId } from 'react'
 import { useStoreStore } from '../lib/session-state.ts'
@@ -11,7 +12,6 @@ export function HeaderMenu({ shownStoreId }: { shownStoreId?: number }) {
   const { open, setOpen, close, container, opener, panel } = useDropdown<HTMLDivElement, HTMLUListElement>()
   const listId = useId()
   const owned = stores.filter((store) => store.role === 'owner')
-  if (owned.length === 0) return null
   const store = owned.find((option) => option.id === shownStoreId) ?? owned[0]
   return (
     <div className="header-menu" ref={container}>
@@ -32,9 +32,16 @@ export function HeaderMenu({ shownStoreId }: { shownStoreId?: number }) {
       </button>
       {open && (
         <ul id={listId} className="header-menu-list" ref={panel}>
+          {store && (
+            <li>
+              <Link to="/devices" search={{ store: store.id }} onClick={() => close()}>
+                단말기 관리
+              </Link>
+            </li>
+          )}
           <li>
-            <Link to="/devices" search={{ store: store?.id }} onClick={() => close()}>
-              단말기 관리
+            <Link to="/alerts" onClick={() => close()}>
+              알림
             </Link>
           </li>
         </ul>

@@ -1,5 +1,6 @@
 import { QueryClientProvider } from '@tanstack/react-query'
 import { createFileRoute, Link, Outlet, useMatch } from '@tanstack/react-router'
+import { useEffect } from 'react'
 import { LogoutButton } from '../features/auth/logout-button.tsx'
 import { StoreSwitcher } from '../features/stores/store-switcher.tsx'
 import { Footer } from './-footer.tsx'
@@ -14,8 +15,23 @@ export const Route = createFileRoute('/_authed')({
   component: SignedInLayout,
 })
 
+/**
+ * Sends this browser's push subscription to the server again while the permission is granted, once a
+ * signed-in screen shows (every start, and after each sign-in): browsers drop subscriptions silently,
+ * and the server forgets one when its sign-in ends. Its code loads only then, apart from the screens.
+ */
+function useResendPushSubscription() {
+  useEffect(() => {
+    if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return
+    import('../features/alerts/push-subscription.ts')
+      .then((push) => push.resendSubscription())
+      .catch(() => undefined)
+  }, [])
+}
+
 function SignedInLayout() {
   const { queryClient } = Route.useLoaderData()
+  useResendPushSubscription()
   // The header names the store whose figures the screen shows, from the same route match, so the two
   // change in one render (the remembered store changes as a navigation starts, before the figures do).
   const shownStoreId = useMatch({

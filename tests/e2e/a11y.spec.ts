@@ -15,6 +15,7 @@ import {
   readCode,
   serviceWorkerReady,
   signIn,
+  staff,
 } from './helpers.ts'
 
 const wcag22aa = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']
@@ -125,6 +126,23 @@ test('the sales screen offline: the offline notice, and a period not kept on the
   await page.getByRole('button', { name: '6월', exact: true }).click()
   await expect(page.getByRole('heading', { name: '오프라인에서는 볼 수 없는 기간입니다' })).toBeVisible()
   await audit(page, testInfo, 'sales offline, period not kept')
+})
+
+test('the alerts screen at 360 and 1280 px, as staff (the menu shows the alerts only)', async ({
+  page,
+}, testInfo) => {
+  await signIn(page, staff)
+  await expect(page.getByTestId('month-total')).toBeVisible()
+  await page.getByRole('button', { name: '메뉴' }).click()
+  await audit(page, testInfo, 'the header menu of staff')
+  await page.getByRole('link', { name: '알림' }).click()
+  await expect(page.getByTestId('alert-settings')).toHaveCount(1)
+  for (const width of [360, 1280]) {
+    await page.setViewportSize({ width, height: 900 })
+    await audit(page, testInfo, `the alerts screen at ${width} px`)
+    // Nothing wider than the screen.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width)
+  }
 })
 
 test('the not-found view', async ({ page }, testInfo) => {

@@ -16,7 +16,7 @@ function recordScripts(page: Page) {
   const scripts = new Set<string>()
   page.on('response', (response) => {
     const { pathname } = new URL(response.url())
-    if (pathname.endsWith('.js') && !/^\/(sw|workbox-[\w-]+)\.js$/.test(pathname))
+    if (pathname.endsWith('.js') && !/^\/(sw|push-sw|workbox-[\w-]+)\.js$/.test(pathname))
       scripts.add(pathname.slice(1))
   })
   return scripts

@@ -29,6 +29,9 @@ export default async function globalSetup() {
       CODE_REQUESTS_PER_PHONE_PER_DAY: '1001',
       CODE_REQUESTS_PER_IP_PER_HOUR: '1000',
       SIGN_ATTEMPTS_PER_IP_PER_HOUR: '1000',
+      // A push service that refuses every connection at once (nothing listens on port 9): the alerts
+      // spec subscribes there, so that a test notification fails fast instead of reaching for the internet.
+      PUSH_ALLOWED_ORIGINS: 'https://127.0.0.1:9',
     },
   })
   process.env.E2E_BASE_URL = server.url

@@ -41,7 +41,53 @@ describe('configuration', () => {
   it('refuses to start in production without JWT_SECRET', () => {
     expect(() => readConfig({ NODE_ENV: 'production' })).toThrowError(ConfigError)
     expect(() => readConfig({ NODE_ENV: 'production' })).toThrowError(/JWT_SECRET is required/)
-    expect(readConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }).production).toBe(true)
+    expect(
+      readConfig({
+        NODE_ENV: 'production',
+        JWT_SECRET: 'x'.repeat(32),
+        VAPID_SUBJECT: 'mailto:ops@laundry.co.kr',
+      }).production,
+    ).toBe(true)
+  })
+
+  it('refuses to start in production without a VAPID subject Apple accepts (mailto: or https:, a real domain)', () => {
+    const production = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }
+    expect(() => readConfig(production)).toThrowError(/VAPID_SUBJECT is required/)
+    for (const subject of [
+      'mailto:push@localhost',
+      'mailto:owner@shop.local',
+      'mailto:owner@example.invalid',
+      'https://localhost/contact',
+      'https://laundry.local',
+      'mailto:nobody',
+      'https://192.168.0.10/',
+      'http://laundry.co.kr',
+    ])
+      expect(() => readConfig({ ...production, VAPID_SUBJECT: subject }), subject).toThrowError(
+        /VAPID_SUBJECT/,
+      )
+    for (const subject of ['mailto:owner@laundry.co.kr', 'https://laundry.co.kr/contact'])
+      expect(readConfig({ ...production, VAPID_SUBJECT: subject }).push.subject).toBe(subject)
+    // Outside production a stand-in serves (and any mailto:/https: subject is taken as given).
+    expect(readConfig({}).push).toEqual({
+      keys: undefined,
+      subject: 'mailto:push@example.com',
+      allowedOrigins: [],
+    })
+    expect(readConfig({ VAPID_SUBJECT: 'mailto:dev@localhost' }).push.subject).toBe('mailto:dev@localhost')
+  })
+
+  it('takes VAPID keys in pairs, and PUSH_ALLOWED_ORIGINS as https origins', () => {
+    expect(() => readConfig({ VAPID_PUBLIC_KEY: `B${'A'.repeat(86)}` })).toThrowError(/go together/)
+    expect(() => readConfig({ VAPID_PUBLIC_KEY: 'short', VAPID_PRIVATE_KEY: 'A'.repeat(43) })).toThrowError(
+      /VAPID_PUBLIC_KEY="short"/,
+    )
+    expect(
+      readConfig({ PUSH_ALLOWED_ORIGINS: 'https://push.example.net, https://127.0.0.1:8443/' }).push
+        .allowedOrigins,
+    ).toEqual(['https://push.example.net', 'https://127.0.0.1:8443'])
+    for (const bad of ['http://push.example.net', 'https://push.example.net/path', 'push.example.net'])
+      expect(() => readConfig({ PUSH_ALLOWED_ORIGINS: bad }), bad).toThrowError(/PUSH_ALLOWED_ORIGINS/)
   })
 
   it('needs a URL and a secret for webhook SMS', () => {

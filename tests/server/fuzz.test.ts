@@ -170,8 +170,53 @@ function textFor(schema: Schema, name: string): fc.Arbitrary<string> {
       { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
     )
   }
+  if (name === 'endpoint') {
+    // A push subscription's endpoint: a push service's, as a browser gives one, else anything https.
+    return fc.oneof(
+      { weight: 3, arbitrary: fc.constant('https://fcm.googleapis.com/fcm/send/fuzz') },
+      { weight: 1, arbitrary: fc.stringMatching(/^https:\/\//) },
+    )
+  }
   if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern))
   return fc.string({ minLength: schema.minLength ?? 0, maxLength: schema.maxLength ?? 40 })
+}
+
+/** A push subscription's keys: a browser's (a P-256 point and a 16-byte secret), else an object of text. */
+const subscriptionKeys = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.constant({
+      p256dh: 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM',
+      auth: 'tBHItJI5svbpez7KI4CCXg',
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ p256dh: fc.string({ maxLength: 90 }), auth: fc.string({ maxLength: 24 }) }),
+  },
+)
+
+/** Mostly `good`, one in ten `bad`: a call with several such fields must still often reach its success. */
+const mostly = (good: fc.Arbitrary<unknown>, bad: fc.Arbitrary<unknown>) =>
+  fc.oneof({ weight: 9, arbitrary: good }, { weight: 1, arbitrary: bad })
+
+/**
+ * Fields that are not text (the push subscription's keys and expiry, the alert settings' switches and
+ * quiet hours): mostly what a client sends, else something near it.
+ */
+const structuredFields: Record<string, fc.Arbitrary<unknown>> = {
+  // The user's store (the first one added), else another's, or no store id at all.
+  storeId: mostly(fc.constant(1), fc.constantFrom(2, 'x', -1, '1e400')),
+  keys: subscriptionKeys,
+  expirationTime: mostly(fc.constantFrom(null, 0, 1_900_000_000_000), fc.constant('soon')),
+  quiet: mostly(fc.boolean(), fc.constantFrom('true', 'yes')),
+  deviceOffline: mostly(fc.boolean(), fc.constantFrom('false', 2)),
+  morningSummary: mostly(fc.boolean(), fc.constant(null)),
+  snooze: mostly(fc.boolean(), fc.constant('maybe')),
+  quietHours: mostly(
+    fc.constantFrom(null, { start: '23:00', end: '07:00' }, { start: '01:00', end: '05:00' }),
+    fc.constantFrom({ start: '09:00', end: '09:00' }, { start: '24:00', end: '07:00' }, { start: '23:00' }),
+  ),
 }
 
 const anyJson = fc.oneof(
@@ -190,7 +235,8 @@ function bodyFor(schema: Schema | undefined): fc.Arbitrary<string> {
     .tuple(
       ...fields.map(([name, field]) =>
         fc.option(
-          fc.oneof({ weight: 3, arbitrary: textFor(field, name) }, { weight: 1, arbitrary: anyJson }),
+          structuredFields[name] ??
+            fc.oneof({ weight: 3, arbitrary: textFor(field, name) }, { weight: 1, arbitrary: anyJson }),
           {
             nil: undefined,
             freq: 6,
@@ -263,6 +309,8 @@ interface FuzzRequest {
   body?: string
 }
 
+const isDotSegment = (segment: string) => /^(\.|%2e){1,2}$/i.test(segment)
+
 function requestFor(operation: Operation): fc.Arbitrary<FuzzRequest> {
   const parameters = operation.operation.parameters ?? []
   const encoded = (schema: Schema, name: string) =>
@@ -280,7 +328,13 @@ function requestFor(operation: Operation): fc.Arbitrary<FuzzRequest> {
   const pathArb = fc.tuple(
     ...parameters
       .filter((p) => p.in === 'path')
-      .map((p) => encoded(p.schema as Schema, p.name).map((value) => [p.name, write(value)] as const)),
+      .map((p) =>
+        encoded(p.schema as Schema, p.name)
+          // A dot segment (`.`, `..`, also percent-encoded) is removed when the URL is resolved: the
+          // request names another address, which is not this operation's to answer.
+          .filter(({ text }) => !isDotSegment(write({ text, raw: false })) && !isDotSegment(text))
+          .map((value) => [p.name, write(value)] as const),
+      ),
   )
   const queryArb = fc.tuple(
     ...parameters

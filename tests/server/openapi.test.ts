@@ -249,8 +249,16 @@ describe('the OpenAPI document', () => {
         delete operation.responses['401']
       }
     expect(await unguardedDeclarations(app, forgetful)).toEqual([
+      'DELETE /api/v0/push/subscription: refuses without a token but declares no 401',
+      'DELETE /api/v0/push/subscription: refuses without a token but declares no bearer scheme',
       'DELETE /api/v0/store/{id}/devices/{deviceId}: refuses without a token but declares no 401',
       'DELETE /api/v0/store/{id}/devices/{deviceId}: refuses without a token but declares no bearer scheme',
+      'GET /api/v0/alerts/settings: refuses without a token but declares no 401',
+      'GET /api/v0/alerts/settings: refuses without a token but declares no bearer scheme',
+      'GET /api/v0/alerts: refuses without a token but declares no 401',
+      'GET /api/v0/alerts: refuses without a token but declares no bearer scheme',
+      'GET /api/v0/push/key: refuses without a token but declares no 401',
+      'GET /api/v0/push/key: refuses without a token but declares no bearer scheme',
       'GET /api/v0/store/{id}/devices: refuses without a token but declares no 401',
       'GET /api/v0/store/{id}/devices: refuses without a token but declares no bearer scheme',
       'GET /api/v0/store/{id}/usage/changes: refuses without a token but declares no 401',
@@ -261,8 +269,14 @@ describe('the OpenAPI document', () => {
       'GET /api/v0/user: refuses without a token but declares no bearer scheme',
       'PATCH /api/v0/store/{id}/devices/{deviceId}: refuses without a token but declares no 401',
       'PATCH /api/v0/store/{id}/devices/{deviceId}: refuses without a token but declares no bearer scheme',
+      'POST /api/v0/push/test: refuses without a token but declares no 401',
+      'POST /api/v0/push/test: refuses without a token but declares no bearer scheme',
       'POST /api/v0/store/{id}/devices: refuses without a token but declares no 401',
       'POST /api/v0/store/{id}/devices: refuses without a token but declares no bearer scheme',
+      'PUT /api/v0/alerts/settings: refuses without a token but declares no 401',
+      'PUT /api/v0/alerts/settings: refuses without a token but declares no bearer scheme',
+      'PUT /api/v0/push/subscription: refuses without a token but declares no 401',
+      'PUT /api/v0/push/subscription: refuses without a token but declares no bearer scheme',
     ])
   })
 })

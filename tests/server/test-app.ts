@@ -6,6 +6,7 @@ import path from 'node:path'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, beforeEach, inject } from 'vitest'
 import { createPostgresDatabase } from '../../scripts/postgres-database.ts'
+import type { AppOptions } from '../../server/app.ts'
 import { buildApp } from '../../server/app.ts'
 import { readConfig } from '../../server/config.ts'
 import { type Database, openDatabase } from '../../server/db/client.ts'
@@ -70,7 +71,7 @@ export function capturedSms() {
  */
 export async function resetDatabase(app: { db: Database['db']; otp?: { forgetRefusals(): void } }) {
   await app.db.execute(
-    sql`truncate users, stores, memberships, usages, usage_years, usage_changes, login_codes, phone_locks, rate_events, sign_ins, refresh_tokens, known_device_epochs, devices, device_pairings, device_batches restart identity cascade`,
+    sql`truncate users, stores, memberships, usages, usage_years, usage_changes, login_codes, phone_locks, rate_events, sign_ins, refresh_tokens, known_device_epochs, devices, device_pairings, device_batches, push_subscriptions, alert_settings, alerts restart identity cascade`,
   )
   app.otp?.forgetRefusals()
 }
@@ -88,6 +89,8 @@ export interface TestAppOptions {
   sameDatabaseAs?: { db: Database['db'] }
   /** The live changes' safety poll period. */
   livePollMs?: number
+  /** How pushes go out (a fake transport, or web-push trusting a local push service). */
+  pushTransport?: AppOptions['pushTransport']
 }
 
 /** The PostgreSQL address of each test database, so a second instance can open its own pool. */
@@ -119,6 +122,7 @@ export async function createTestApp({
   sms,
   sameDatabaseAs,
   livePollMs,
+  pushTransport,
 }: TestAppOptions = {}) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'laundry-test-'))
   const config = readConfig({
@@ -130,7 +134,16 @@ export async function createTestApp({
   })
   const database = sameDatabaseAs ? await secondInstanceDatabase(sameDatabaseAs) : await openTestDatabase()
   databases.set(database.db, database)
-  const app = await buildApp({ config, database, logStream, now: clock?.now, sms, smsRetry, livePollMs })
+  const app = await buildApp({
+    config,
+    database,
+    logStream,
+    now: clock?.now,
+    sms,
+    smsRetry,
+    livePollMs,
+    pushTransport,
+  })
   app.addHook('onClose', () => rmSync(dataDir, { recursive: true, force: true }))
   return app
 }

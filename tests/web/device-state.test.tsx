@@ -1,6 +1,6 @@
 // The devices screen's rules (docs/product.md decision 73) and the screen in the app's real route
-// tree, with the API faked at the network edge: owners see the header's menu and the screen, staff
-// see neither.
+// tree, with the API faked at the network edge: owners see the devices in the header's menu and the
+// screen; staff see only the alerts there (decision 96), and the screen tells them it is for owners.
 import { screen, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
@@ -76,12 +76,14 @@ describe('the devices screen', () => {
     expect(server.calls.find((call) => call.method === 'POST')?.body).toEqual({ name: '키오스크' })
   })
 
-  it('staff see no menu, and the screen tells them only owners manage devices', async () => {
+  it('staff see only the alerts in the menu, and the screen tells them only owners manage devices', async () => {
     signedIn([{ id: 2, name: '선릉점', images: [], role: 'staff' }])
     const server = fakeServer({ 'GET /api/v0/store/2/usage': () => json(200, { usages: [] }) })
     startAt('/devices?store=2')
     expect(await screen.findByText('단말기는 매장 사장님만 관리할 수 있습니다.')).toBeInTheDocument()
-    expect(screen.queryByRole('button', { name: '메뉴' })).not.toBeInTheDocument()
+    await userEvent.setup().click(screen.getByRole('button', { name: '메뉴' }))
+    expect(screen.getByRole('link', { name: '알림' })).toHaveFocus()
+    expect(screen.queryByRole('link', { name: '단말기 관리' })).not.toBeInTheDocument()
     expect(server.calls.filter((call) => call.path.includes('/devices'))).toEqual([])
   })
 })

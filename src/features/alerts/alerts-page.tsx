@@ -1,0 +1,347 @@
+// The alerts screen (`/alerts`, docs/product.md §12, decisions 94–96): what each alert means, with an
+// example; `알림 받기` (the permission is asked only when it is pressed), or how to add the app to the
+// home screen on iOS, or how to allow a denied permission again; `시험 알림 보내기`; the settings of
+// each store (each kind, quiet hours, a 24-hour snooze); the alerts sent and held, with their times.
+// Owner and staff alike, each for themselves.
+import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { useEffect, useId, useState } from 'react'
+import type {
+  Alert,
+  AlertKind,
+  AlertSettingsAnswer,
+  AlertSettingsRequest,
+  AlertsAnswer,
+  Store,
+  StoreAlertSettings,
+} from '../../../contract/api.ts'
+import { requestJson } from '../../lib/api.ts'
+import { useDocumentTitle } from '../../lib/document-title.ts'
+import { dayAndTime } from '../../lib/format.ts'
+import { isSubscribed, pushSupport, sendTestAlert, turnOnAlerts } from './push-subscription.ts'
+import './alerts.css'
+
+const settingsKey = ['alerts', 'settings'] as const
+const listKey = ['alerts', 'list'] as const
+
+/** Each kind: its name, what it means, and an example as the phone shows it. */
+export const alertKinds: { kind: AlertKind; name: string; meaning: string; example: [string, string] }[] = [
+  {
+    kind: 'quiet',
+    name: '판매 없음',
+    meaning:
+      '평소라면 판매가 있었을 시간 동안 판매가 없으면 알려 드립니다. 카드 단말기나 동전 교환기 고장을 그날 바로 알 수 있습니다. 판매가 다시 시작되면 같은 알림이 ‘다시 판매 시작’으로 바뀝니다.',
+    example: ['역삼점 · 판매 없음', '14:10 이후 판매가 없습니다. 평소 이 시간대엔 3시간에 6건쯤 팔립니다.'],
+  },
+  {
+    kind: 'deviceOffline',
+    name: '단말기 연결 끊김',
+    meaning:
+      '매장 단말기가 3분 넘게 응답하지 않으면 알려 드립니다. 매장의 단말기가 한꺼번에 끊기면 알림은 하나만 갑니다.',
+    example: ['역삼점 · 단말기 연결 끊김', '‘카운터 옆 결제기’가 14:32부터 응답하지 않습니다.'],
+  },
+  {
+    kind: 'morningSummary',
+    name: '아침 요약',
+    meaning:
+      '매일 오전 9시 5분에 어제 매출과 건수를 평소 같은 요일과, 이번 달을 지난달 같은 때와 견주어 알려 드립니다. 모든 매장을 알림 하나에 담습니다.',
+    example: ['어제 매출 · 매장 3곳', '역삼점 412,000원 (평소보다 8% 많음) · 이번 달은 지난달보다 3% 많음'],
+  },
+]
+
+type Permission = NotificationPermission | 'unsupported' | 'ios-browser'
+
+function currentPermission(): Permission {
+  const support = pushSupport()
+  return support === 'supported' ? Notification.permission : support
+}
+
+function Receive() {
+  const [permission, setPermission] = useState<Permission>(currentPermission)
+  const [subscribed, setSubscribed] = useState(false)
+  const [busy, setBusy] = useState(false)
+  const [note, setNote] = useState<{ text: string; error: boolean } | null>(null)
+  useEffect(() => {
+    if (permission === 'granted') void isSubscribed().then(setSubscribed, () => setSubscribed(false))
+  }, [permission])
+  const run = (action: () => Promise<void>) => {
+    setBusy(true)
+    setNote(null)
+    action()
+      .catch((error: unknown) =>
+        setNote({ text: error instanceof Error ? error.message : String(error), error: true }),
+      )
+      .finally(() => setBusy(false))
+  }
+  const turnOn = () =>
+    run(async () => {
+      try {
+        const next = await turnOnAlerts()
+        setPermission(next)
+        setSubscribed(next === 'granted')
+      } catch (error) {
+        throw new Error(`알림을 켜지 못했습니다. 잠시 후 다시 시도해 주세요. (${(error as Error).message})`)
+      }
+    })
+  const test = () =>
+    run(async () => {
+      const { subscriptions } = await sendTestAlert()
+      setNote({
+        text:
+          subscriptions === 0
+            ? '알림을 받을 기기가 없습니다. 먼저 알림 받기를 눌러 주세요.'
+            : `시험 알림을 보냈습니다 (기기 ${subscriptions}대).`,
+        error: false,
+      })
+    })
+
+  return (
+    <section className="alerts-card" aria-labelledby="alerts-receive-title">
+      <h2 id="alerts-receive-title">이 기기에서 알림 받기</h2>
+      {permission === 'unsupported' ? (
+        <p className="alerts-note">
+          이 브라우저는 알림을 받을 수 없습니다. 최신 Chrome, Edge, Firefox, Safari에서 열어 주세요.
+        </p>
+      ) : permission === 'ios-browser' ? (
+        <div className="alerts-help" data-testid="ios-help">
+          <p>iPhone과 iPad에서는 홈 화면에 추가한 앱에서만 알림을 받을 수 있습니다 (iOS 16.4 이상).</p>
+          <ol>
+            <li>Safari 아래쪽의 공유 버튼(네모에 위쪽 화살표)을 누릅니다.</li>
+            <li>‘홈 화면에 추가’를 고릅니다.</li>
+            <li>홈 화면의 ‘빨래방 매출’을 열고, 이 화면에서 알림 받기를 누릅니다.</li>
+          </ol>
+        </div>
+      ) : permission === 'denied' ? (
+        <div className="alerts-help" data-testid="denied-help">
+          <p>이 기기에서 알림이 차단되어 있습니다. 다시 허용하려면:</p>
+          <ul>
+            <li>
+              브라우저: 주소창 왼쪽의 사이트 정보(자물쇠) 버튼 → 알림 → 허용으로 바꾼 뒤 이 화면을 새로
+              고칩니다.
+            </li>
+            <li>설치한 앱: 기기의 설정 → 알림 → ‘빨래방 매출’에서 알림을 허용합니다.</li>
+          </ul>
+        </div>
+      ) : permission === 'granted' && subscribed ? (
+        <p className="alerts-note">이 기기에서 알림을 받고 있습니다.</p>
+      ) : (
+        <>
+          <p className="alerts-note">
+            버튼을 누르면 브라우저가 알림을 허용할지 묻습니다. 허용하면 앱을 닫아 두어도 알림이 옵니다.
+          </p>
+          <button type="button" className="alerts-primary" disabled={busy} onClick={turnOn}>
+            알림 받기
+          </button>
+        </>
+      )}
+      {permission !== 'unsupported' && permission !== 'ios-browser' && (
+        <p>
+          <button type="button" className="alerts-secondary" disabled={busy} onClick={test}>
+            시험 알림 보내기
+          </button>
+        </p>
+      )}
+      {note && (
+        <p className={note.error ? 'alerts-error' : 'alerts-note'} role={note.error ? 'alert' : 'status'}>
+          {note.text}
+        </p>
+      )}
+    </section>
+  )
+}
+
+function StoreSettings({ settings, store }: { settings: StoreAlertSettings; store: Store | undefined }) {
+  const queryClient = useQueryClient()
+  const id = useId()
+  const [error, setError] = useState<string | null>(null)
+  const [busy, setBusy] = useState(false)
+  const [quietStart, setQuietStart] = useState(settings.quietHours?.start ?? '23:00')
+  const [quietEnd, setQuietEnd] = useState(settings.quietHours?.end ?? '07:00')
+  const change = (body: Omit<AlertSettingsRequest, 'storeId'>) => {
+    setBusy(true)
+    setError(null)
+    requestJson<AlertSettingsAnswer>('/api/v0/alerts/settings', {
+      method: 'PUT',
+      body: { storeId: settings.storeId, ...body },
+    })
+      .then((answer) => queryClient.setQueryData(settingsKey, answer))
+      .catch((failure: unknown) => setError(failure instanceof Error ? failure.message : String(failure)))
+      .finally(() => setBusy(false))
+  }
+  const name = store?.name ?? `매장 ${settings.storeId}`
+  return (
+    <fieldset className="alerts-store" data-testid="alert-settings" disabled={busy}>
+      <legend>{name}</legend>
+      {alertKinds.map(({ kind, name: kindName }) => (
+        <label key={kind} className="alerts-check">
+          <input
+            type="checkbox"
+            checked={settings[kind]}
+            onChange={(event) => change({ [kind]: event.target.checked })}
+          />
+          {kindName}
+        </label>
+      ))}
+      <div className="alerts-quiet">
+        <label className="alerts-check">
+          <input
+            type="checkbox"
+            checked={settings.quietHours !== null}
+            onChange={(event) =>
+              change({ quietHours: event.target.checked ? { start: quietStart, end: quietEnd } : null })
+            }
+          />
+          방해 금지 시간 (한국 시간)
+        </label>
+        {settings.quietHours && (
+          <span className="alerts-times">
+            <label htmlFor={`${id}-start`} className="visually-hidden">
+              {name} 방해 금지 시작
+            </label>
+            <input
+              id={`${id}-start`}
+              type="time"
+              value={quietStart}
+              onChange={(event) => setQuietStart(event.target.value)}
+              onBlur={() =>
+                quietStart !== settings.quietHours?.start &&
+                change({ quietHours: { start: quietStart, end: quietEnd } })
+              }
+            />
+            <span aria-hidden="true">~</span>
+            <label htmlFor={`${id}-end`} className="visually-hidden">
+              {name} 방해 금지 끝
+            </label>
+            <input
+              id={`${id}-end`}
+              type="time"
+              value={quietEnd}
+              onChange={(event) => setQuietEnd(event.target.value)}
+              onBlur={() =>
+                quietEnd !== settings.quietHours?.end &&
+                change({ quietHours: { start: quietStart, end: quietEnd } })
+              }
+            />
+          </span>
+        )}
+      </div>
+      <p className="alerts-snooze">
+        {settings.snoozedUntil ? (
+          <>
+            <span>{dayAndTime(Date.parse(settings.snoozedUntil))}까지 알림을 끔</span>{' '}
+            <button type="button" className="alerts-secondary" onClick={() => change({ snooze: false })}>
+              다시 켜기
+            </button>
+          </>
+        ) : (
+          <button type="button" className="alerts-secondary" onClick={() => change({ snooze: true })}>
+            24시간 알림 끄기
+          </button>
+        )}
+      </p>
+      {error && (
+        <p className="alerts-error" role="alert">
+          {error}
+        </p>
+      )}
+    </fieldset>
+  )
+}
+
+function AlertItem({ alert, stores }: { alert: Alert; stores: Store[] }) {
+  const store = stores.find((option) => option.id === alert.storeId)
+  return (
+    <li className="alerts-item" data-testid="alert">
+      <p className="alerts-item-head">
+        <strong>{alert.title}</strong>
+        <span className={`alerts-state alerts-state-${alert.state}`}>
+          {alert.state === 'sent' ? '보냄' : '보류 (방해 금지 시간)'}
+        </span>
+      </p>
+      <p>{alert.body}</p>
+      <p className="alerts-note">
+        {store ? `${store.name} · ` : ''}
+        <time dateTime={alert.createdAt}>{dayAndTime(Date.parse(alert.createdAt))}</time>
+        {alert.sentAt && alert.sentAt !== alert.createdAt
+          ? ` · 보냄 ${dayAndTime(Date.parse(alert.sentAt))}`
+          : ''}
+      </p>
+    </li>
+  )
+}
+
+export function AlertsPage({ stores }: { stores: Store[] }) {
+  useDocumentTitle('알림')
+  const settings = useQuery({
+    queryKey: settingsKey,
+    queryFn: ({ signal }) => requestJson<AlertSettingsAnswer>('/api/v0/alerts/settings', { signal }),
+  })
+  const list = useQuery({
+    queryKey: listKey,
+    queryFn: ({ signal }) => requestJson<AlertsAnswer>('/api/v0/alerts', { signal }),
+    refetchInterval: 60_000,
+  })
+  return (
+    <main className="alerts">
+      <h1 className="alerts-title">알림</h1>
+      <Receive />
+      <section aria-labelledby="alerts-kinds-title">
+        <h2 id="alerts-kinds-title">알림 종류</h2>
+        <ul className="alerts-kinds">
+          {alertKinds.map(({ kind, name, meaning, example }) => (
+            <li key={kind} className="alerts-card">
+              <h3>{name}</h3>
+              <p>{meaning}</p>
+              <figure className="alerts-example">
+                <figcaption>예시</figcaption>
+                <p>
+                  <strong>{example[0]}</strong>
+                </p>
+                <p>{example[1]}</p>
+              </figure>
+            </li>
+          ))}
+        </ul>
+        <p className="alerts-note">
+          알림은 매장 하나에 하루 3개, 모두 합쳐 하루 6개까지만 갑니다 (아침 요약은 빼고). 방해 금지 시간에
+          생긴 알림은 아래 목록에만 남고, 끝날 때까지 그 상황이 이어지면 그때 한 번 알려 드립니다.
+        </p>
+      </section>
+      <section aria-labelledby="alerts-settings-title">
+        <h2 id="alerts-settings-title">설정</h2>
+        {settings.isPending ? (
+          <p className="alerts-note">불러오는 중…</p>
+        ) : settings.error && !settings.data ? (
+          <p className="alerts-error" role="alert">
+            {settings.error.message}
+          </p>
+        ) : (
+          settings.data?.stores.map((entry) => (
+            <StoreSettings
+              key={`${entry.storeId}-${entry.quietHours?.start}-${entry.quietHours?.end}`}
+              settings={entry}
+              store={stores.find((store) => store.id === entry.storeId)}
+            />
+          ))
+        )}
+      </section>
+      <section aria-labelledby="alerts-list-title">
+        <h2 id="alerts-list-title">보낸 알림과 보류한 알림</h2>
+        {list.isPending ? (
+          <p className="alerts-note">불러오는 중…</p>
+        ) : list.error && !list.data ? (
+          <p className="alerts-error" role="alert">
+            {list.error.message}
+          </p>
+        ) : list.data?.alerts.length === 0 ? (
+          <p className="alerts-note">최근 30일 동안 보낸 알림이 없습니다.</p>
+        ) : (
+          <ul className="alerts-list">
+            {list.data?.alerts.map((alert) => (
+              <AlertItem key={alert.id} alert={alert} stores={stores} />
+            ))}
+          </ul>
+        )}
+      </section>
+    </main>
+  )
+}
