@@ -20,6 +20,7 @@ import {
 import { changesRoutes } from './routes/changes.ts'
 import { deviceKeyRoutes, devicePairRoutes } from './routes/device.ts'
 import { deviceOwnerRoutes } from './routes/devices.ts'
+import { overviewRoutes } from './routes/overview.ts'
 import { storeRoutes } from './routes/store.ts'
 import { profileRoutes, signInRoutes } from './routes/user.ts'
 import { createOtp, type Otp } from './sign-in/otp.ts'
@@ -31,6 +32,7 @@ import { type StoreAccess, storeAccess } from './store-access.ts'
 import { type UsageCache, usageCache } from './usage/cache.ts'
 import { pruneChanges } from './usage/changes.ts'
 import { createLive, type Live } from './usage/live.ts'
+import { type StoresOverview, storesOverview } from './usage/overview.ts'
 import { buildValidator } from './validation.ts'
 import { web } from './web.ts'
 
@@ -58,6 +60,7 @@ declare module 'fastify' {
     otp: Otp
     storeAccess: StoreAccess
     usageCache: UsageCache
+    storesOverview: StoresOverview
     live: Live
   }
   interface FastifyRequest {
@@ -178,6 +181,7 @@ export async function buildApp({
   app.decorate('otp', createOtp(database.db, secret, now, config.limits, outbox))
   app.decorate('storeAccess', storeAccess(database.db))
   app.decorate('usageCache', usageCache(database.db, { log: app.log }))
+  app.decorate('storesOverview', storesOverview(database.db))
   const tokens = app.tokens
   app.decorate(
     'live',
@@ -281,6 +285,7 @@ export async function buildApp({
             guarded.addHook('onRequest', authenticate)
             await guarded.register(profileRoutes)
             await guarded.register(storeRoutes)
+            await guarded.register(overviewRoutes)
             await guarded.register(changesRoutes)
             await guarded.register(deviceOwnerRoutes)
           })
