@@ -59,8 +59,14 @@ interface Kept {
   buckets: Buckets
 }
 
-/** The overview of a user's stores, with the buckets of at most `maxYears` store-years kept (least recently used dropped). */
-export function storesOverview(db: Db, { maxYears = 256 }: { maxYears?: number } = {}) {
+/**
+ * The overview of a user's stores, with the buckets of at most `maxYears` store-years kept (least
+ * recently used dropped), building those of `parallel` stores at a time.
+ */
+export function storesOverview(
+  db: Db,
+  { maxYears = 256, parallel = 2 }: { maxYears?: number; parallel?: number } = {},
+) {
   const kept = new LRUCache<string, Kept>({ max: maxYears })
   const building = new Map<string, Promise<Buckets>>()
   /** Store-years bucketed from their records (for the tests: a sale rebuilds one, nothing else does). */
@@ -115,16 +121,24 @@ export function storesOverview(db: Db, { maxYears = 256 }: { maxYears?: number }
           where m.user_id = ${userId}
           order by m.store_id`,
     )
+    // A few stores at a time: the database scans one while this process buckets another.
     const stores: StoreOverview[] = []
-    for (const row of rows) {
-      const id = Number(row.id)
-      const current = await bucketsOf(id, year, Number(row.version))
-      const previous = await bucketsOf(id, year - 1, Number(row.previous_version))
-      stores.push({
-        id,
-        ...storeFigures(current, previous, now),
-        devices: { total: Number(row.total), offline: Number(row.offline) },
-      })
+    for (let first = 0; first < rows.length; first += parallel) {
+      const some = await Promise.all(
+        rows.slice(first, first + parallel).map(async (row) => {
+          const id = Number(row.id)
+          const [current, previous] = await Promise.all([
+            bucketsOf(id, year, Number(row.version)),
+            bucketsOf(id, year - 1, Number(row.previous_version)),
+          ])
+          return {
+            id,
+            ...storeFigures(current, previous, now),
+            devices: { total: Number(row.total), offline: Number(row.offline) },
+          }
+        }),
+      )
+      stores.push(...some)
     }
     return { at: now.toISOString(), stores }
   }
