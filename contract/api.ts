@@ -338,3 +338,35 @@ export type Alert = Static<typeof Alert>
 
 export const AlertsAnswer = Type.Object({ alerts: Type.Array(Alert) })
 export type AlertsAnswer = Static<typeof AlertsAnswer>
+
+/** A sum in won (refunds included) and a number of sales; the usual and prorated hours make them fractional. */
+const Totals = Type.Object({ sum: Type.Number(), count: Type.Number() })
+/**
+ * One store in GET /api/v0/stores/overview (docs/product.md decisions 97–99): what the stores overview
+ * shows, computed by the server with the app's own rules (src/figures/) from the store's records.
+ */
+export const StoreOverview = Type.Object({
+  id: Type.Integer(),
+  /** Today (the UTC day) up to the answer's instant, the current hour whole. */
+  today: Totals,
+  /** The average of the same weekday of the 4 weeks before, up to the same time of day; null without data. */
+  usual: Type.Union([Totals, Type.Null()]),
+  /** The UTC month up to the answer's instant. */
+  month: Totals,
+  /** The month before up to the same elapsed time; null without data. */
+  previousMonth: Type.Union([Totals, Type.Null()]),
+  /** The latest sale of the current UTC year (ISO 8601 in UTC), as the app shows it; null without one. */
+  lastSaleAt: Instant,
+  /** The quiet-store rule: since when (ISO 8601 in UTC) and how many sales were usually expected meanwhile; null when not quiet. */
+  quiet: Type.Union([Type.Object({ since: Type.String(), expected: Type.Integer() }), Type.Null()]),
+  /** Paired devices not revoked, and those of them not heard from in 3 heartbeats (decision 71). */
+  devices: Type.Object({ total: Type.Integer(), offline: Type.Integer() }),
+})
+export type StoreOverview = Static<typeof StoreOverview>
+export const StoresOverviewAnswer = Type.Object({
+  /** The instant the figures were computed for (ISO 8601 in UTC). */
+  at: Type.String(),
+  /** The caller's stores, in the profile's order. */
+  stores: Type.Array(StoreOverview),
+})
+export type StoresOverviewAnswer = Static<typeof StoresOverviewAnswer>

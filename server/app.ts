@@ -23,6 +23,7 @@ import { type PushTransport, type VapidKeys, webPushTransport } from './push/tra
 import { changesRoutes } from './routes/changes.ts'
 import { deviceKeyRoutes, devicePairRoutes } from './routes/device.ts'
 import { deviceOwnerRoutes } from './routes/devices.ts'
+import { overviewRoutes } from './routes/overview.ts'
 import { pushRoutes } from './routes/push.ts'
 import { storeRoutes } from './routes/store.ts'
 import { profileRoutes, signInRoutes } from './routes/user.ts'
@@ -35,6 +36,7 @@ import { type StoreAccess, storeAccess } from './store-access.ts'
 import { type UsageCache, usageCache } from './usage/cache.ts'
 import { pruneChanges } from './usage/changes.ts'
 import { createLive, type Live } from './usage/live.ts'
+import { type StoresOverview, storesOverview } from './usage/overview.ts'
 import { buildValidator } from './validation.ts'
 import { web } from './web.ts'
 
@@ -64,6 +66,7 @@ declare module 'fastify' {
     otp: Otp
     storeAccess: StoreAccess
     usageCache: UsageCache
+    storesOverview: StoresOverview
     live: Live
     push: Push & { keys(): Promise<VapidKeys> }
   }
@@ -186,6 +189,7 @@ export async function buildApp({
   app.decorate('otp', createOtp(database.db, secret, now, config.limits, outbox))
   app.decorate('storeAccess', storeAccess(database.db))
   app.decorate('usageCache', usageCache(database.db, { log: app.log }))
+  app.decorate('storesOverview', storesOverview(database.db))
   const tokens = app.tokens
   app.decorate(
     'live',
@@ -310,6 +314,7 @@ export async function buildApp({
             guarded.addHook('onRequest', authenticate)
             await guarded.register(profileRoutes)
             await guarded.register(storeRoutes)
+            await guarded.register(overviewRoutes)
             await guarded.register(changesRoutes)
             await guarded.register(deviceOwnerRoutes)
             await guarded.register(pushRoutes)

@@ -34,6 +34,8 @@ export interface HourlyHistory {
 }
 
 export interface QuietStore {
+  /** The instant (epoch ms) the quiet span began: the last sale, or the start of today (UTC) when it was before today. */
+  since: number
   /** Whole hours since the quiet span began (at least 1 when shown). */
   quietHours: number
   /** Sales usually made in that span, rounded. */
@@ -99,7 +101,11 @@ export function quietStore({
     expected += (sum / weeks.length) * share
   }
   if (expected < MIN_EXPECTED_SALES) return null
-  return { quietHours: Math.max(1, Math.floor((nowMs - from) / hourMs)), expectedSales: Math.round(expected) }
+  return {
+    since: from,
+    quietHours: Math.max(1, Math.floor((nowMs - from) / hourMs)),
+    expectedSales: Math.round(expected),
+  }
 }
 
 /**

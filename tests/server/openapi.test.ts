@@ -161,6 +161,10 @@ describe('the OpenAPI document', () => {
       headers: auth,
     })
 
+    const overview = '/api/v0/stores/overview'
+    await check({ method: 'GET', path: overview, url: overview, headers: auth })
+    await check({ method: 'GET', path: overview, url: overview })
+
     expect(found).toEqual([])
     // The attempt key is declared, with what it does, for the exchange only: a cookie, never the query.
     const parameters = (method: string) =>
@@ -187,6 +191,7 @@ describe('the OpenAPI document', () => {
     expect(statuses('GET /api/v0/user ')).toEqual([200, 401])
     expect(statuses(`GET ${usage} `)).toEqual([200, 304, 400, 401, 403, 414])
     expect(statuses(`GET ${changes} `)).toEqual([200, 400, 401, 403])
+    expect(statuses(`GET ${overview} `)).toEqual([200, 401])
   })
 
   it('declares the known-device cookie a sign-in sets', async () => {
@@ -265,6 +270,8 @@ describe('the OpenAPI document', () => {
       'GET /api/v0/store/{id}/usage/changes: refuses without a token but declares no bearer scheme',
       'GET /api/v0/store/{id}/usage: refuses without a token but declares no 401',
       'GET /api/v0/store/{id}/usage: refuses without a token but declares no bearer scheme',
+      'GET /api/v0/stores/overview: refuses without a token but declares no 401',
+      'GET /api/v0/stores/overview: refuses without a token but declares no bearer scheme',
       'GET /api/v0/user: refuses without a token but declares no 401',
       'GET /api/v0/user: refuses without a token but declares no bearer scheme',
       'PATCH /api/v0/store/{id}/devices/{deviceId}: refuses without a token but declares no 401',

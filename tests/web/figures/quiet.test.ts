@@ -64,7 +64,7 @@ describe('a quiet store', () => {
     const lastSale = new Date('2026-11-20T05:00:00.000Z')
     const history = stoppedAt(laundromat([2026], '2026-06-01', now), lastSale)
     const quiet = quietStore({ history, lastSaleAt: lastSale.getTime(), now, online: true })
-    expect(quiet).toEqual({ quietHours: 3, expectedSales: 9 })
+    expect(quiet).toEqual({ since: lastSale.getTime(), quietHours: 3, expectedSales: 9 })
     expect(quiet && quietStoreText(quiet)).toBe('3시간째 결제 없음 · 평소 이 시간 약 9건')
   })
 
@@ -74,6 +74,7 @@ describe('a quiet store', () => {
     const history = stoppedAt(laundromat([2026], '2026-06-01', now), lastSale)
     // 1 h 40 min × 3 an hour = 5 expected.
     expect(quietStore({ history, lastSaleAt: lastSale.getTime(), now, online: true })).toEqual({
+      since: lastSale.getTime(),
       quietHours: 1,
       expectedSales: 5,
     })
@@ -107,6 +108,7 @@ describe('a quiet store', () => {
     const lastSale = new Date('2026-11-19T13:50:00.000Z')
     const history = stoppedAt(laundromat([2026], '2026-06-01', now), lastSale)
     expect(quietStore({ history, lastSaleAt: lastSale.getTime(), now, online: true })).toEqual({
+      since: Date.parse('2026-11-20T00:00:00.000Z'),
       quietHours: 3,
       expectedSales: 9,
     })
@@ -117,6 +119,7 @@ describe('a quiet store', () => {
     const lastSale = new Date('2027-01-05T05:00:00.000Z')
     const history = stoppedAt(laundromat([2026, 2027], '2026-06-01', now), lastSale)
     expect(quietStore({ history, lastSaleAt: lastSale.getTime(), now, online: true })).toEqual({
+      since: lastSale.getTime(),
       quietHours: 3,
       expectedSales: 9,
     })

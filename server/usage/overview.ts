@@ -1,0 +1,149 @@
+// The server's view of every store (GET /api/v0/stores/overview, docs/product.md decisions 97–99):
+// for each of a user's stores, what the app's stores overview shows, computed with the app's very code.
+// The buckets are made by the app's own bucketing (src/workers/bucket-records.ts) from the compact
+// encoding of the records, the same bytes the app receives, and the figures by the app's pure rules
+// (src/figures/): today against the usual, the month against the month before, the last sale, the
+// quiet rule. Biome lets server/ import exactly those files (docs/architecture.md).
+//
+// Buckets are kept in memory per store-year with the year's revision (usage_years.version): an answer
+// rebuilds only the store-years whose revision moved since, so a sale costs one year's scan of its
+// store, and an unchanged store costs nothing but its row in one query.
+import { sql } from 'drizzle-orm'
+import { LRUCache } from 'lru-cache'
+import type { StoreOverview, StoresOverviewAnswer } from '../../contract/api.ts'
+import { type Buckets, emptyBuckets } from '../../src/figures/buckets.ts'
+import { yearOf } from '../../src/figures/calendar.ts'
+import { monthBefore, monthComparison } from '../../src/figures/periods.ts'
+import { quietStoreOf } from '../../src/figures/quiet.ts'
+import { todayComparison } from '../../src/figures/usual.ts'
+import { bucketCompact } from '../../src/workers/bucket-records.ts'
+import { type Db, queryRows } from '../db/client.ts'
+import { usageCompact } from './scan.ts'
+
+/** A paired device not heard from in this long is offline (decision 71: 3 heartbeats of 60 s). */
+export const offlineAfterMs = 3 * 60_000
+
+/**
+ * One store's figures at `now` from its buckets of now's UTC year and the year before, by the stores
+ * overview's own calls (src/features/stores/stores-overview.tsx), the figures being the server's
+ * latest (so the quiet rule speaks).
+ */
+export function storeFigures(
+  current: Buckets,
+  previous: Buckets,
+  now: Date,
+): Omit<StoreOverview, 'id' | 'devices'> {
+  const month = now.getUTCMonth() + 1
+  const today = todayComparison(current, previous, now)
+  if (!today) throw new Error('store figures: buckets of another year than now')
+  const monthSoFar = monthComparison(current, month, monthBefore(current, previous, month).buckets, now)
+  const quiet = quietStoreOf(current, previous, now, true)
+  return {
+    today: { sum: today.sum, count: today.count },
+    usual:
+      today.usualSum === null || today.usualCount === null
+        ? null
+        : { sum: today.usualSum, count: today.usualCount },
+    month: { sum: monthSoFar.sum, count: monthSoFar.count },
+    previousMonth:
+      monthSoFar.previousSum === null || monthSoFar.previousCount === null
+        ? null
+        : { sum: monthSoFar.previousSum, count: monthSoFar.previousCount },
+    lastSaleAt: today.lastSaleAt === null ? null : new Date(today.lastSaleAt).toISOString(),
+    quiet: quiet && { since: new Date(quiet.since).toISOString(), expected: quiet.expectedSales },
+  }
+}
+
+interface Kept {
+  version: number
+  buckets: Buckets
+}
+
+/**
+ * The overview of a user's stores, with the buckets of at most `maxYears` store-years kept (least
+ * recently used dropped), building those of `parallel` stores at a time.
+ */
+export function storesOverview(
+  db: Db,
+  { maxYears = 256, parallel = 2 }: { maxYears?: number; parallel?: number } = {},
+) {
+  const kept = new LRUCache<string, Kept>({ max: maxYears })
+  const building = new Map<string, Promise<Buckets>>()
+  /** Store-years bucketed from their records (for the tests: a sale rebuilds one, nothing else does). */
+  const stats = { builds: 0 }
+
+  /** The buckets of a store's year at `version` (0: no record yet, nothing to read). */
+  async function bucketsOf(storeId: number, year: number, version: number): Promise<Buckets> {
+    const key = `${storeId}:${year}`
+    const cached = kept.get(key)
+    if (cached?.version === version) return cached.buckets
+    if (version === 0) return emptyBuckets(year)
+    const buildKey = `${key}:${version}`
+    let pending = building.get(buildKey)
+    if (!pending) {
+      stats.builds++
+      // Read after the version: the buckets hold at least what it says; a newer record only means
+      // the next answer rebuilds them.
+      pending = usageCompact(db, storeId, year)
+        .then((bytes) => bucketCompact(bytes, year))
+        .finally(() => building.delete(buildKey))
+      building.set(buildKey, pending)
+    }
+    const buckets = await pending
+    if ((kept.get(key)?.version ?? -1) < version) kept.set(key, { version, buckets })
+    return buckets
+  }
+
+  async function overview(userId: number, now: Date): Promise<StoresOverviewAnswer> {
+    const year = yearOf(now.getTime())
+    const seenSince = new Date(now.getTime() - offlineAfterMs).toISOString()
+    // The user's stores (the membership rule of every store call), their two years' revisions and
+    // their devices, in one query.
+    const rows = await queryRows<{
+      id: number
+      version: string | number
+      previous_version: string | number
+      total: string | number
+      offline: string | number
+    }>(
+      db,
+      sql`select m.store_id as id,
+            coalesce(cy.version, 0) as version,
+            coalesce(py.version, 0) as previous_version,
+            (select count(*) from devices d
+              where d.store_id = m.store_id and d.paired_at is not null and d.revoked_at is null) as total,
+            (select count(*) from devices d
+              where d.store_id = m.store_id and d.paired_at is not null and d.revoked_at is null
+                and (d.last_seen_at is null or d.last_seen_at < ${seenSince}::timestamptz)) as offline
+          from memberships m
+          left join usage_years cy on cy.store_id = m.store_id and cy.year = ${year}
+          left join usage_years py on py.store_id = m.store_id and py.year = ${year - 1}
+          where m.user_id = ${userId}
+          order by m.store_id`,
+    )
+    // A few stores at a time: the database scans one while this process buckets another.
+    const stores: StoreOverview[] = []
+    for (let first = 0; first < rows.length; first += parallel) {
+      const some = await Promise.all(
+        rows.slice(first, first + parallel).map(async (row) => {
+          const id = Number(row.id)
+          const [current, previous] = await Promise.all([
+            bucketsOf(id, year, Number(row.version)),
+            bucketsOf(id, year - 1, Number(row.previous_version)),
+          ])
+          return {
+            id,
+            ...storeFigures(current, previous, now),
+            devices: { total: Number(row.total), offline: Number(row.offline) },
+          }
+        }),
+      )
+      stores.push(...some)
+    }
+    return { at: now.toISOString(), stores }
+  }
+
+  return { overview, stats }
+}
+
+export type StoresOverview = ReturnType<typeof storesOverview>
