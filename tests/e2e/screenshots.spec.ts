@@ -1,7 +1,7 @@
 import { expect, test } from './fixtures.ts'
 import { figuresSettled, shot, signIn } from './helpers.ts'
 
-// Pictures of the two screens for a person to look at: test-results/screenshots/.
+// Pictures of the screens for a person to look at: test-results/screenshots/.
 for (const width of [360, 1280]) {
   test(`login and sales screens at ${width} px fit the width`, async ({ page }) => {
     await page.setViewportSize({ width, height: 800 })
@@ -55,5 +55,15 @@ for (const width of [360, 1280]) {
     // A change (`▲ 14%`) is never broken over two lines.
     for (const sign of await page.locator('.change [aria-hidden="true"]').all())
       expect(await sign.evaluate((element) => element.getClientRects().length)).toBe(1)
+
+    // The alerts screen, from the header's menu.
+    await page.getByRole('button', { name: '메뉴' }).click()
+    await page.getByRole('link', { name: '알림' }).click()
+    await expect(page.getByRole('heading', { level: 1 })).toContainText('알림')
+    await page.waitForTimeout(300)
+    await page.screenshot({ path: shot(`alerts-${width}.png`), fullPage: true })
+    expect(
+      await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+    ).toBeLessThanOrEqual(0)
   })
 }

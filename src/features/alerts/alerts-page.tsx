@@ -286,6 +286,11 @@ export function AlertsPage({ stores }: { stores: Store[] }) {
       <Receive />
       <section aria-labelledby="alerts-kinds-title">
         <h2 id="alerts-kinds-title">알림 종류</h2>
+        {/* Until the server watches the stores (decision 101), silence must not read as "all is well". */}
+        <p className="alerts-notice" role="note">
+          지금은 시험 알림만 보냅니다. 아래 알림은 준비 중이니, 그때까지는 앱의 전체 매장 화면에서 판매 없음을
+          확인해 주세요.
+        </p>
         <ul className="alerts-kinds">
           {alertKinds.map(({ kind, name, meaning, example }) => (
             <li key={kind} className="alerts-card">
