@@ -59,7 +59,7 @@ export async function runServer({
       120_000,
     )
     const look = () => {
-      const match = output.match(/listening on (http:\/\/\S+)/)
+      const match = output.match(/listening on (https?:\/\/\S+)/)
       if (match?.[1]) {
         clearTimeout(timer)
         resolve(match[1])

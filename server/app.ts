@@ -153,7 +153,15 @@ export async function buildApp({
   livePollMs,
   pushTransport = (keys, subject) => webPushTransport({ keys, subject }),
 }: AppOptions) {
+  // With a certificate (TLS_CERT_FILE, TLS_KEY_FILE): HTTPS, HTTP/2 where the client speaks it (every
+  // browser does) and HTTP/1.1 otherwise. HTTP/2 compresses the headers an open screen repeats every
+  // 25 s (docs/product.md decision 100). Typed as the HTTP/1.1 server: the routes see the same
+  // request and reply either way, and what differs (connection headers, closing) is handled below.
+  const protocol = config.tls
+    ? ({ http2: true, https: { ...config.tls, allowHTTP1: true } } as unknown as Record<string, never>)
+    : {}
   const app = Fastify({
+    ...protocol,
     logger: {
       level: config.logLevel,
       ...(logStream ? { stream: logStream } : {}),
@@ -179,6 +187,15 @@ export async function buildApp({
     http: { requireHostHeader: false },
   }).withTypeProvider<TypeBoxTypeProvider>()
   answerServerRefusals(app.server)
+  // HTTP/2 sessions, told to end (GOAWAY) at close: a session keeps the server open while it lives,
+  // and has no `Connection: close` to end it with its last answer. Its streams still finish.
+  const sessions = new Set<import('node:http2').ServerHttp2Session>()
+  if (config.tls) {
+    app.server.on('session', (session: import('node:http2').ServerHttp2Session) => {
+      sessions.add(session)
+      session.once('close', () => sessions.delete(session))
+    })
+  }
 
   const secret = jwtSecret(config)
   app.decorate('config', config)
@@ -258,6 +275,7 @@ export async function buildApp({
     closing = true
     // Held changes calls answer now (what they last read), so the server's close does not wait for them.
     app.live.endHeld()
+    for (const session of sessions) session.close()
   })
   app.addHook('onRequest', async (_request, reply) => {
     if (closing) reply.code(503).header('retry-after', '1').send({ message: messages.unavailable })

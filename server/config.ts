@@ -1,6 +1,6 @@
 // Every setting of the server, read once from the environment and checked, with one clear error
 // listing every variable that is wrong. docs/operations.md's configuration table mirrors this schema.
-import { realpathSync } from 'node:fs'
+import { readFileSync, realpathSync } from 'node:fs'
 import path from 'node:path'
 import ipaddr from 'ipaddr.js'
 import { type Static, Type } from 'typebox'
@@ -64,6 +64,9 @@ const EnvSchema = Type.Object({
   VAPID_PRIVATE_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' })),
   VAPID_SUBJECT: Type.Optional(Type.String({ pattern: '^(mailto:|https://)' })),
   PUSH_ALLOWED_ORIGINS: Type.String({ default: '' }),
+  // HTTPS with HTTP/2 (and HTTP/1.1 for older clients): a certificate chain and its private key, PEM.
+  TLS_CERT_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  TLS_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
 })
 type Env = Static<typeof EnvSchema>
 
@@ -204,6 +207,41 @@ function parseOrigins(value: string): string[] | undefined {
   return origins
 }
 
+/**
+ * The certificate and key of HTTPS, read now: both files or neither, each readable and PEM, or a clear
+ * error (in Korean and English) before anything starts.
+ */
+function readTls(certFile: string | undefined, keyFile: string | undefined) {
+  if (!certFile && !keyFile) return undefined
+  if (!certFile || !keyFile) {
+    const [given, missing] = certFile ? ['TLS_CERT_FILE', 'TLS_KEY_FILE'] : ['TLS_KEY_FILE', 'TLS_CERT_FILE']
+    throw new ConfigError(
+      `${given}만 있고 ${missing}가 없습니다. HTTPS에는 인증서와 개인 키 파일이 모두 필요합니다. / ${given} is set but ${missing} is not: HTTPS needs both the certificate and its private key (PEM files); set both, or neither for plain HTTP.`,
+    )
+  }
+  const read = (variable: string, file: string, marker: RegExp, what: string) => {
+    let text: string
+    try {
+      text = readFileSync(file, 'utf8')
+    } catch (error) {
+      const reason = error instanceof Error && 'code' in error ? String(error.code) : String(error)
+      throw new ConfigError(
+        `${variable}=${JSON.stringify(file)}: 파일을 읽을 수 없습니다 (${reason}). / the file cannot be read (${reason}).`,
+      )
+    }
+    if (!marker.test(text)) {
+      throw new ConfigError(
+        `${variable}=${JSON.stringify(file)}: PEM 형식의 ${what === 'certificate' ? '인증서' : '개인 키'}가 아닙니다. / the file is not a PEM ${what}.`,
+      )
+    }
+    return text
+  }
+  return {
+    cert: read('TLS_CERT_FILE', certFile, /-----BEGIN CERTIFICATE-----/, 'certificate'),
+    key: read('TLS_KEY_FILE', keyFile, /-----BEGIN [A-Z ]*PRIVATE KEY-----/, 'private key'),
+  }
+}
+
 function parseEnv(source: NodeJS.ProcessEnv): Env {
   const names = Object.keys(EnvSchema.properties)
   const given = Object.fromEntries(
@@ -280,6 +318,7 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env) {
   const webDir = path.resolve(env.WEB_DIR)
   const snapshotDir = path.resolve(env.SNAPSHOT_DIR ?? path.join(dataDir, 'snapshots'))
   refuseServedSecrets({ IMAGE_DIR: imageDir, WEB_DIR: webDir }, dataDir, snapshotDir)
+  const tls = readTls(env.TLS_CERT_FILE, env.TLS_KEY_FILE)
   return {
     production,
     port: env.PORT,
@@ -306,6 +345,8 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env) {
           }
         : { provider: 'console' as const },
     trustProxy,
+    /** HTTPS with HTTP/2 and HTTP/1.1 (TLS_CERT_FILE and TLS_KEY_FILE); plain HTTP/1.1 when not given. */
+    tls,
     logLevel: env.LOG_LEVEL,
     push: {
       keys:

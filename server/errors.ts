@@ -213,14 +213,15 @@ export function handleClientError(
  * hook answers it.
  */
 export function answerServerRefusals(server: import('node:http').Server) {
-  server.on('checkExpectation', (_request, response) => {
-    // Closed after: the client may send the body it was told to hold back.
+  server.on('checkExpectation', (request, response) => {
+    // Closed after: the client may send the body it was told to hold back. (HTTP/2 has no such
+    // header, Node refuses it there: the stream ends with the answer.)
     const body = JSON.stringify({ message: messages.expectationFailed })
     response
       .writeHead(417, {
         'content-type': 'application/json; charset=utf-8',
         'content-length': Buffer.byteLength(body),
-        connection: 'close',
+        ...(request.httpVersionMajor === 1 ? { connection: 'close' } : {}),
       })
       .end(body)
   })

@@ -59,7 +59,9 @@ async function main() {
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : config.port
   const host = ['0.0.0.0', '::', 'localhost', '127.0.0.1'].includes(config.host) ? 'localhost' : config.host
-  console.log(`Laundry sales dashboard listening on http://${host}:${port} (database: ${database.kind})`)
+  console.log(
+    `Laundry sales dashboard listening on ${config.tls ? 'https' : 'http'}://${host}:${port} (database: ${database.kind})`,
+  )
   snapshots?.start()
   // With demo data, the demo stores' devices sell live through the real calls (DEMO_LIVE=0: not).
   if (config.demoLive) {
@@ -67,7 +69,7 @@ async function main() {
     demoDevices = await startDemoDevices({
       db: database.db,
       dataDir: config.dataDir,
-      url: `http://${self.includes(':') ? `[${self}]` : self}:${port}`,
+      url: `${config.tls ? 'https' : 'http'}://${self.includes(':') ? `[${self}]` : self}:${port}`,
       log: app.log,
     }).catch((error: unknown) => {
       app.log.warn({ err: error }, 'demo devices not started')
