@@ -104,13 +104,19 @@ describe('serving the web app, pictures and the API description', () => {
     const document = response.json()
     expect(document.openapi).toMatch(/^3\./)
     expect(Object.keys(document.paths).sort()).toEqual([
+      '/api/v0/alerts',
+      '/api/v0/alerts/settings',
       '/api/v0/device/heartbeat',
       '/api/v0/device/pair',
       '/api/v0/device/sales',
+      '/api/v0/push/key',
+      '/api/v0/push/subscription',
+      '/api/v0/push/test',
       '/api/v0/store/{id}/devices',
       '/api/v0/store/{id}/devices/{deviceId}',
       '/api/v0/store/{id}/usage',
       '/api/v0/store/{id}/usage/changes',
+      '/api/v0/stores/overview',
       '/api/v0/user',
       '/api/v0/user/phone',
       '/api/v0/user/sign',
