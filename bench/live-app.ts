@@ -9,7 +9,6 @@
 //
 // Alone: `node --import tsx bench/live-app.ts` (after `npm run build`) measures the hour over plain
 // HTTP/1.1 and over HTTPS with HTTP/2 (a self-signed certificate made with openssl), against the targets.
-import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
@@ -17,6 +16,7 @@ import path from 'node:path'
 import { chromium, type Page } from '@playwright/test'
 import { hourWeights, monthFactor, weekdayFactor } from '../device/simulate.ts'
 import { type RunningServer, runServer } from '../scripts/run-server.ts'
+import { selfSignedCertificate } from '../scripts/self-signed.ts'
 import { chromeArgs, chromePath } from '../tests/e2e/browser.ts'
 import { benchServerEnv } from './throttled.ts'
 
@@ -241,26 +241,8 @@ const targets = { salesScreen: 30_000, overview: 60_000 }
 /** The hour over plain HTTP/1.1 and over HTTPS with HTTP/2, each on a server of its own (PGlite, demo data). */
 export async function benchLiveAppBoth(webDir: string, phone: string) {
   const dir = mkdtempSync(path.join(tmpdir(), 'laundry-bench-live-'))
-  const certFile = path.join(dir, 'cert.pem')
-  const keyFile = path.join(dir, 'key.pem')
-  // The same certificate as the server's tests (tests/server/https.test.ts); the browser is told to accept it.
-  execFileSync(
-    'openssl',
-    [
-      ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1'],
-      ...[
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-        '-keyout',
-        keyFile,
-        '-out',
-        certFile,
-      ],
-    ],
-    { stdio: 'ignore' },
-  )
+  // The browser is told to accept it.
+  const { certFile, keyFile } = selfSignedCertificate(dir)
   const results: Record<string, Awaited<ReturnType<typeof benchLiveApp>>> = {}
   try {
     for (const [mode, env] of [

@@ -9,6 +9,7 @@ import { cpus, tmpdir } from 'node:os'
 import path from 'node:path'
 import { readBudget, screenSize } from '../scripts/bundle-size.ts'
 import { runServer } from '../scripts/run-server.ts'
+import { selfSignedCertificate } from '../scripts/self-signed.ts'
 import { benchApi, signInByApi, timedRequests, usageAnswered, warmUpRequests } from './api.ts'
 import { benchBrowser, lighthouseScore } from './browser.ts'
 import { benchBucketing } from './bucketing.ts'
@@ -160,21 +161,7 @@ try {
   // The live hour again over HTTPS with HTTP/2 (docs/product.md decision 100), with a self-signed
   // certificate: the browser is told to accept it, and so are the bench's own calls.
   step('live bytes over HTTPS with HTTP/2 (about a minute)')
-  const certFile = path.join(dataDir, 'bench-cert.pem')
-  const keyFile = path.join(dataDir, 'bench-key.pem')
-  spawnSync('openssl', [
-    ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1'],
-    ...[
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      keyFile,
-      '-out',
-      certFile,
-    ],
-  ])
+  const { certFile, keyFile } = selfSignedCertificate(mkdtempSync(path.join(dataDir, 'tls-')))
   process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0'
   const server = await runServer({
     dataDir,

@@ -2,44 +2,26 @@
 // answers HTTP/2 and HTTP/1.1 over TLS (the web app, compressed, with its security headers; the usage
 // answer; a held changes call woken by a sale), closes within 2 s with held HTTP/2 calls open, and
 // refuses a half or unreadable TLS configuration before it starts.
-import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import http2 from 'node:http2'
 import https from 'node:https'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { selfSignedCertificate } from '../../scripts/self-signed.ts'
 import { readConfig } from '../../server/config.ts'
 import { pairedDevice, postSales, storeWithPeople } from './devices/helpers.ts'
 import { createTestApp, resetDatabase, type TestApp, testClock } from './test-app.ts'
 
 const clock = testClock('2026-03-15T03:00:00.000Z')
 const dir = mkdtempSync(path.join(tmpdir(), 'laundry-tls-'))
-const certFile = path.join(dir, 'cert.pem')
-const keyFile = path.join(dir, 'key.pem')
+let certFile = ''
+let keyFile = ''
 const webDir = path.join(dir, 'web')
 let ca = ''
 
 beforeAll(() => {
-  execFileSync('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-days',
-    '1',
-    '-subj',
-    '/CN=127.0.0.1',
-    '-addext',
-    'subjectAltName=IP:127.0.0.1',
-    '-keyout',
-    keyFile,
-    '-out',
-    certFile,
-  ])
+  ;({ certFile, keyFile } = selfSignedCertificate(dir))
   ca = readFileSync(certFile, 'utf8')
   mkdirSync(path.join(webDir, 'assets'), { recursive: true })
   writeFileSync(path.join(webDir, 'index.html'), '<!doctype html><title>세탁</title>')

@@ -1,12 +1,12 @@
 // A push service of our own for the integration test: HTTPS on 127.0.0.1 with a self-signed certificate
 // made by openssl (web-push only speaks HTTPS), which keeps every request it receives and answers by
 // path: `/gone/…` 410, `/busy/…` 429 with Retry-After 30, anything else 201.
-import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { selfSignedCertificate } from '../../../scripts/self-signed.ts'
 
 export interface Received {
   path: string
@@ -16,31 +16,7 @@ export interface Received {
 
 export async function startMockPushService() {
   const dir = mkdtempSync(path.join(tmpdir(), 'push-service-'))
-  const key = path.join(dir, 'key.pem')
-  const certFile = path.join(dir, 'cert.pem')
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      certFile,
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  )
+  const { certFile, keyFile: key } = selfSignedCertificate(dir)
   const cert = readFileSync(certFile)
   const received: Received[] = []
   const server: Server = createServer({ key: readFileSync(key), cert }, (request, response) => {
