@@ -6,7 +6,7 @@ import { checkChrome, chromeArgs, chromePath } from './tests/e2e/browser.ts'
 // tests/e2e/global-setup.ts starts on a free port.
 checkChrome()
 
-// The two builds' runs go side by side (`npm run test:e2e:both`), so each keeps its own results.
+// Each build's run keeps its own results (test-results/e2e-<build>/), so one never wipes the other's.
 const build = path.basename(process.env.E2E_BUILD_DIR ?? 'dist')
 
 export default defineConfig({
@@ -17,8 +17,7 @@ export default defineConfig({
   // tests that sign in must not race each other.
   workers: 1,
   retries: 0,
-  // The two builds' runs share the machine's two cores side by side, so a test gets a little more time
-  // than it needs alone.
+  // Headroom over the slowest test alone (about 30 s on a loaded 2-core machine), not a pace to keep.
   timeout: 45_000,
   expect: { timeout: 10_000 },
   forbidOnly: true,

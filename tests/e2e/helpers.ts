@@ -191,6 +191,6 @@ export async function checkForUpdate(page: Page) {
   })
 }
 
-/** Where a screenshot goes: one folder per build, since the two builds' runs go side by side. */
+/** Where a screenshot goes: one folder per build, so a person can compare the two. */
 export const shot = (name: string) =>
   `test-results/screenshots/${path.basename(process.env.E2E_BUILD_DIR ?? 'dist')}/${name}`
