@@ -9,7 +9,7 @@ import { addStore, addUser, grant } from '../../server/db/accounts.ts'
 import { devices, usages } from '../../server/db/schema.ts'
 import { demoAccounts, demoStores } from '../../server/db/seed.ts'
 import { demoDeviceName, startDemoDevices } from '../../server/demo-live.ts'
-import { createTestApp, type TestApp } from './test-app.ts'
+import { createTestApp, type TestApp, until } from './test-app.ts'
 
 let app: TestApp
 let url: string
@@ -36,18 +36,10 @@ async function deviceSales() {
     .where(isNotNull(usages.deviceId))
 }
 
-async function until(condition: () => Promise<boolean>, ms = 20_000) {
-  for (const started = Date.now(); Date.now() - started < ms; ) {
-    if (await condition()) return
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error('timed out')
-}
-
 it("a demo store's device pairs through the calls and its sales arrive in the store's records; a restart keeps the device", async () => {
   const demo = await startDemoDevices({ db: app.db, dataDir, url, log: app.log, speed: 5000 })
   try {
-    await until(async () => (await deviceSales()).length >= 3)
+    await until(async () => (await deviceSales()).length >= 3, 20_000)
   } finally {
     demo.stop()
   }
@@ -63,7 +55,7 @@ it("a demo store's device pairs through the calls and its sales arrive in the st
   const again = await startDemoDevices({ db: app.db, dataDir, url, log: app.log, speed: 5000 })
   const before = sales.length
   try {
-    await until(async () => (await deviceSales()).length > before)
+    await until(async () => (await deviceSales()).length > before, 20_000)
   } finally {
     again.stop()
   }

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { selfSignedCertificate } from '../../scripts/self-signed.ts'
 import { readConfig } from '../../server/config.ts'
 import { pairedDevice, postSales, storeWithPeople } from './devices/helpers.ts'
-import { createTestApp, resetDatabase, type TestApp, testClock } from './test-app.ts'
+import { createTestApp, resetDatabase, type TestApp, testClock, until } from './test-app.ts'
 
 const clock = testClock('2026-03-15T03:00:00.000Z')
 const dir = mkdtempSync(path.join(tmpdir(), 'laundry-tls-'))
@@ -37,14 +37,6 @@ afterEach(async () => {
   await opened?.close()
   opened = null
 })
-
-async function until(condition: () => boolean, ms = 10_000) {
-  const end = Date.now() + ms
-  while (!condition()) {
-    if (Date.now() > end) throw new Error('timed out')
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
 
 async function listening() {
   const app = await createTestApp({

@@ -181,3 +181,12 @@ export function sharedTestApp(options: TestAppOptions & { setup?: (app: TestApp)
   })
   return ref
 }
+
+/** Resolves once `condition` holds (checked every 10 ms), or fails after `ms`. */
+export async function until(condition: () => boolean | Promise<boolean>, ms = 10_000) {
+  const end = Date.now() + ms
+  while (!(await condition())) {
+    if (Date.now() > end) throw new Error('timed out')
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}

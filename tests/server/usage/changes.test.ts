@@ -6,7 +6,7 @@ import { addStore, addUser, grant } from '../../../server/db/accounts.ts'
 import { queryRows } from '../../../server/db/client.ts'
 import { usages } from '../../../server/db/schema.ts'
 import { pruneChanges } from '../../../server/usage/changes.ts'
-import { bearer, capturedSms, sharedTestApp, signIn, type TestApp, testClock } from '../test-app.ts'
+import { bearer, capturedSms, sharedTestApp, signIn, type TestApp, testClock, until } from '../test-app.ts'
 
 const owner = '01012345678'
 const stranger = '01000000000'
@@ -340,11 +340,3 @@ describe('the log, against a plain reading of the records', () => {
     }
   })
 })
-
-async function until(condition: () => boolean, ms = 5_000) {
-  const end = Date.now() + ms
-  while (!condition()) {
-    if (Date.now() > end) throw new Error('timed out')
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}

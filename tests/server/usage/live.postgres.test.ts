@@ -6,7 +6,15 @@ import pg from 'pg'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { pruneChanges } from '../../../server/usage/changes.ts'
 import { pairedDevice, postSales, storeWithPeople } from '../devices/helpers.ts'
-import { bearer, createTestApp, postgresUrlOf, resetDatabase, type TestApp, testClock } from '../test-app.ts'
+import {
+  bearer,
+  createTestApp,
+  postgresUrlOf,
+  resetDatabase,
+  type TestApp,
+  testClock,
+  until,
+} from '../test-app.ts'
 
 const clock = testClock('2026-03-15T03:00:00.000Z')
 let one: TestApp
@@ -29,14 +37,6 @@ beforeEach(async () => {
 
 const changes = (app: TestApp, access: string, query: string, store = people.storeId) =>
   app.inject({ method: 'GET', url: `/api/v0/store/${store}/usage/changes?${query}`, headers: bearer(access) })
-
-async function until(condition: () => boolean | Promise<boolean>, ms = 10_000) {
-  const end = Date.now() + ms
-  while (!(await condition())) {
-    if (Date.now() > end) throw new Error('timed out')
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
 
 async function client(app: TestApp) {
   const connection = new pg.Client({ connectionString: postgresUrlOf(app) })

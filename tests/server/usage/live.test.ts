@@ -2,7 +2,7 @@
 // behind, and closing the server answers the held calls and completes within 2 s.
 import { afterEach, describe, expect, it } from 'vitest'
 import { storeWithPeople } from '../devices/helpers.ts'
-import { createTestApp, resetDatabase, type TestApp, testClock } from '../test-app.ts'
+import { createTestApp, resetDatabase, type TestApp, testClock, until } from '../test-app.ts'
 
 const clock = testClock('2026-03-15T03:00:00.000Z')
 let opened: TestApp | null = null
@@ -10,14 +10,6 @@ afterEach(async () => {
   await opened?.close()
   opened = null
 })
-
-async function until(condition: () => boolean, ms = 10_000) {
-  const end = Date.now() + ms
-  while (!condition()) {
-    if (Date.now() > end) throw new Error('timed out')
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
 
 async function listening() {
   const app = await createTestApp({ clock })
