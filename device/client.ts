@@ -63,6 +63,7 @@ export class Device {
   private finished: Promise<Stopped> | undefined
   private refused: Stopped['refused']
   private readonly idleWaiters: (() => void)[] = []
+  private beating: Promise<void> | undefined
 
   constructor(
     readonly dir: string,
@@ -94,11 +95,18 @@ export class Device {
   start(): Promise<Stopped> {
     if (!this.finished) {
       const every = this.options.heartbeatMs ?? 60_000
-      void this.beat()
-      this.heartbeatTimer = setInterval(() => void this.beat(), every)
-      this.finished = this.deliver().finally(() => {
+      const beat = () => {
+        this.beating ??= this.beat().finally(() => {
+          this.beating = undefined
+        })
+      }
+      beat()
+      this.heartbeatTimer = setInterval(beat, every)
+      // Resolves only when no call of the device is in flight any more (a server may close after it).
+      this.finished = this.deliver().finally(async () => {
         if (this.heartbeatTimer) clearInterval(this.heartbeatTimer)
         for (const resolve of this.idleWaiters.splice(0)) resolve()
+        await this.beating
       })
     }
     return this.finished

@@ -280,6 +280,12 @@ export async function buildApp({
   app.addHook('onRequest', async (_request, reply) => {
     if (closing) reply.code(503).header('retry-after', '1').send({ message: messages.unavailable })
   })
+  // An answer sent while closing (a call that was in flight, a held changes call) ends its connection:
+  // a kept-alive one would hold the server's close until its idle timeout (72 s). HTTP/2 has no such
+  // header (Node refuses it): its sessions are told to end (GOAWAY) above.
+  app.addHook('onSend', async (request, reply) => {
+    if (closing && request.raw.httpVersionMajor === 1) reply.header('connection', 'close')
+  })
   // HTTP/1.1 requires Host (RFC 9112 §3.2): Node's own check, turned off above, answers without a body.
   app.addHook('onRequest', async (request) => {
     const { httpVersionMajor, httpVersionMinor } = request.raw

@@ -36,7 +36,7 @@ export async function startDemoDevices({
   log: FastifyBaseLogger
   /** Time runs this much faster for the demo devices (a test that sees sales within seconds). */
   speed?: number
-}): Promise<{ stop(): void }> {
+}): Promise<{ stop(): Promise<void> }> {
   const owned = await db
     .select({ id: stores.id, name: stores.name })
     .from(memberships)
@@ -44,7 +44,7 @@ export async function startDemoDevices({
     .innerJoin(stores, eq(stores.id, memberships.storeId))
     .where(and(eq(users.phone, demoAccounts.owner), eq(memberships.role, 'owner')))
     .orderBy(asc(stores.id))
-  const running: { stop(): void }[] = []
+  const running: { stop(): Promise<void> }[] = []
   for (const store of owned) {
     const plan = demoStores.find((demo) => demo.name === store.name)
     if (!plan) continue
@@ -78,7 +78,7 @@ export async function startDemoDevices({
       const sales = simulate({ perDay: plan.cyclesPerDay, speed, ...(silent ? { silent } : {}) }, (amount) =>
         device.take([{ id: randomUUID(), createdAt: new Date().toISOString(), amount }]),
       )
-      void device
+      const finished = device
         .start()
         .then((stopped) => {
           sales.stop()
@@ -89,9 +89,10 @@ export async function startDemoDevices({
         })
         .finally(() => device.close())
       running.push({
-        stop() {
+        async stop() {
           sales.stop()
           device.stop()
+          await finished.catch(() => {})
         },
       })
     } catch (error) {
@@ -101,8 +102,9 @@ export async function startDemoDevices({
   if (running.length > 0)
     log.info(`demo devices selling live in ${running.length} store(s) (DEMO_LIVE=0 turns them off)`)
   return {
-    stop() {
-      for (const device of running) device.stop()
+    /** Stops every demo device; resolves once none has a call in flight (then the server may close). */
+    async stop() {
+      await Promise.all(running.map((device) => device.stop()))
     },
   }
 }

@@ -34,15 +34,16 @@ async function main() {
   // None at start-up: it would hold up the first requests for the length of a dump.
   const snapshots = database.pglite ? new SnapshotSchedule(database.pglite, config.snapshots, app.log) : null
 
-  let demoDevices: { stop(): void } | undefined
+  let demoDevices: { stop(): Promise<void> } | undefined
   let closing = false
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
       if (closing) return
       closing = true
       app.log.info(`${signal}: closing`)
-      demoDevices?.stop()
-      Promise.resolve(snapshots?.stop())
+      // The demo devices first, so that no sale they deliver comes after the last snapshot.
+      Promise.resolve(demoDevices?.stop())
+        .then(() => snapshots?.stop())
         .catch((error: unknown) => app.log.error({ err: error }, 'last database snapshot failed'))
         .then(() => app.close())
         .then(

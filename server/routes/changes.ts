@@ -41,10 +41,8 @@ export const changesRoutes: FastifyPluginAsyncTypebox = async (app) => {
           waiter.after = read.rev
           const woken = await waiter.next(deadline - Date.now())
           if (woken === 'ended') throw new ApiError(401, messages.sessionExpired)
-          // Closing answers what was last read, on a connection that then closes (a kept-alive one
-          // would hold the server's close until its idle timeout); a client that went away gets nothing.
-          // HTTP/2 has no such header (Node refuses it): its sessions are told to end (GOAWAY) at close.
-          if (woken === 'closed' && request.raw.httpVersionMajor === 1) reply.header('connection', 'close')
+          // Closing answers what was last read (on a connection that then closes, as every answer
+          // sent while closing: server/app.ts); a client that went away gets nothing.
           if (woken !== 'change') break
           read = await readChanges(app.db, request.userId, id, year, after)
         }

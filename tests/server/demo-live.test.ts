@@ -41,7 +41,7 @@ it("a demo store's device pairs through the calls and its sales arrive in the st
   try {
     await until(async () => (await deviceSales()).length >= 3, 20_000)
   } finally {
-    demo.stop()
+    await demo.stop()
   }
   const added = await app.db.select().from(devices).where(eq(devices.storeId, storeId))
   expect(added).toHaveLength(1)
@@ -57,7 +57,7 @@ it("a demo store's device pairs through the calls and its sales arrive in the st
   try {
     await until(async () => (await deviceSales()).length > before, 20_000)
   } finally {
-    again.stop()
+    await again.stop()
   }
   expect(await app.db.select().from(devices).where(eq(devices.storeId, storeId))).toHaveLength(1)
 })

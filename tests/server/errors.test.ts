@@ -320,4 +320,38 @@ describe('shutting down', () => {
     })
     expect(raw).toMatch(/^connection: close$/im)
   })
+
+  it('answers a call that was in flight when closing began, and ends its kept-alive connection', async () => {
+    const app = await createTestApp()
+    let release = () => {}
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    let arrived = () => {}
+    const inFlight = new Promise<void>((resolve) => {
+      arrived = resolve
+    })
+    // Stands for any slow call (a batch of sales on a busy database): it is running when close begins.
+    app.get('/api/v0/test-slow', async () => {
+      arrived()
+      await released
+      return { ok: true }
+    })
+    // It answers once closing has begun (the app's own preClose hook has run; this one comes after it).
+    app.addHook('preClose', () => release())
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    const address = app.server.address()
+    const port = typeof address === 'object' && address ? address.port : 0
+    // Read until the server closes the connection (5 s at most: the keep-alive timeout is 72 s).
+    const answer = rawRequest(
+      port,
+      'GET /api/v0/test-slow HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n',
+    )
+    await inFlight
+    const closed = app.close()
+    const raw = await answer
+    await closed
+    expect(parseAnswer(raw)).toMatchObject({ status: 200, body: { ok: true } })
+    expect(raw).toMatch(/^connection: close$/im)
+  })
 })
