@@ -7,6 +7,7 @@
 // per store and month, the delay from a daytime outage's start to its alert, and the outages never
 // alerted. Alone: `npx tsx bench/calibration.ts` (about a minute); the last line is JSON.
 import { createHash } from 'node:crypto'
+import { pathToFileURL } from 'node:url'
 import { hourWeights, monthFactor, nextSaleAt, weekdayFactor } from '../device/simulate.ts'
 import { demoStores } from '../server/db/seed.ts'
 import { dayMs, hourMs, yearStart } from '../src/figures/calendar.ts'
@@ -176,7 +177,7 @@ export function calibrationRows(result: ReturnType<typeof calibrate>): [string, 
   ])
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const started = Date.now()
   const result = calibrate()
   const rows = calibrationRows(result)
