@@ -145,8 +145,7 @@ function expectClose(actual: unknown, expected: unknown, where: string) {
  */
 function laundromat(random: () => number, from: number, now: number, stopBefore: number): RecordRow[] {
   const records: RecordRow[] = []
-  // 1 to 10 sales an hour by day: a stop of a few hours reaches the quiet rule's threshold.
-  const busy = 1 + random() * 9
+  const busy = 0.5 + random() * 3
   for (let h = floorTo(from, hour); h < now - stopBefore; h += hour) {
     const utcHour = new Date(h).getUTCHours()
     // Busy from 09:00 to 23:00 Korea time (00–14 UTC), quieter on weekdays' nights.
@@ -208,10 +207,11 @@ describe('GET /api/v0/stores/overview: the figures', () => {
       const nowMs = randomInstant(random, trial)
       const userPhone = `0109000${String(trial).padStart(4, '0')}`
       const userId = await addUser(app.db, { phone: userPhone, name: `시험${trial}` })
-      // A busy store with 10 weeks of history (stopped for a while in half the trials), a new store (2 to
-      // 5 weeks: too little history for the quiet rule), a store with only older records, an empty store.
+      // A busy store with 10 weeks of history (stopped for up to 18 hours in half the trials: long enough
+      // for the quiet rule's 12 expected sales at 0.5 to 3.5 an hour), a new store (2 to 5 weeks: too
+      // little history for the quiet rule), a store with only older records, an empty store.
       const shapes = [
-        { from: nowMs - 70 * day, stop: random() < 0.5 ? random() * 6 * hour : 0 },
+        { from: nowMs - 70 * day, stop: random() < 0.5 ? random() * 18 * hour : 0 },
         { from: nowMs - (14 + random() * 21) * day, stop: random() * 3 * hour },
         { from: nowMs - 120 * day, stop: 45 * day + random() * 30 * day },
         null,
