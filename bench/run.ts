@@ -13,6 +13,7 @@ import { selfSignedCertificate } from '../scripts/self-signed.ts'
 import { benchApi, signInByApi, timedRequests, usageAnswered, warmUpRequests } from './api.ts'
 import { benchBrowser, lighthouseScore } from './browser.ts'
 import { benchBucketing } from './bucketing.ts'
+import { type calibrate, calibrationRows } from './calibration.ts'
 import { benchLiveApp, liveBytesRows } from './live-app.ts'
 import { benchServerEnv, benchThrottled, cpuSlowdown, range, type ThrottledFigures } from './throttled.ts'
 
@@ -65,6 +66,11 @@ function ownProcessOn(databaseUrl: string, script: string, ...args: string[]) {
   if (result.status !== 0) throw new Error(`${script} failed`)
   return JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '{}')
 }
+
+step(
+  "the quiet-store rule's calibration: a year of 4 stores with injected outages, evaluated every minute (about a minute)",
+)
+const calibration = ownProcess('bench/calibration.ts') as ReturnType<typeof calibrate>
 
 step(
   "building the busy year's usage answer outside the cache (PGlite, and PostgreSQL when DATABASE_URL is set)",
@@ -225,6 +231,7 @@ for (const [name, result] of Object.entries(bucketing)) {
     'target: no slower than the JSON fast path',
   ])
 }
+rows.push(...calibrationRows(calibration))
 if (!api) throw new Error('the API was not measured')
 const a = api
 rows.push([`API ${a.records} records, first JSON answer after a start`, ms(a.firstAnswerMs), ''])
@@ -361,6 +368,7 @@ const results = {
   snapshot,
   csvImport,
   snapshotMemory,
+  calibration,
 }
 writeFileSync('bench/results.json', `${JSON.stringify(results, null, 2)}\n`)
 console.log(`\nwritten to bench/results.json in ${((Date.now() - started) / 1000).toFixed(0)} s`)

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { StoresOverviewAnswer } from '../../../contract/api.ts'
 import { addStore, addUser, grant } from '../../../server/db/accounts.ts'
 import { devices, usages } from '../../../server/db/schema.ts'
+import { MIN_EXPECTED_SALES } from '../../../src/figures/quiet.ts'
 import { bearer, capturedSms, sharedTestApp, signIn, type TestApp, testClock } from '../test-app.ts'
 
 const owner = '01012345678'
@@ -102,7 +103,7 @@ function reference(records: RecordRow[], nowMs: number) {
         for (const w of weeks) count += salesInHour.get(h - w * week) ?? 0
         expected += (count / weeks.length) * share
       }
-      if (expected >= 3) quiet = { since, expected: Math.round(expected) }
+      if (expected >= MIN_EXPECTED_SALES) quiet = { since, expected: Math.round(expected) }
     }
   }
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
@@ -206,10 +207,11 @@ describe('GET /api/v0/stores/overview: the figures', () => {
       const nowMs = randomInstant(random, trial)
       const userPhone = `0109000${String(trial).padStart(4, '0')}`
       const userId = await addUser(app.db, { phone: userPhone, name: `시험${trial}` })
-      // A busy store with 10 weeks of history (stopped for a while in half the trials), a new store (2 to
-      // 5 weeks: too little history for the quiet rule), a store with only older records, an empty store.
+      // A busy store with 10 weeks of history (stopped for up to 18 hours in half the trials: long enough
+      // for the quiet rule's 12 expected sales at 0.5 to 3.5 an hour), a new store (2 to 5 weeks: too
+      // little history for the quiet rule), a store with only older records, an empty store.
       const shapes = [
-        { from: nowMs - 70 * day, stop: random() < 0.5 ? random() * 6 * hour : 0 },
+        { from: nowMs - 70 * day, stop: random() < 0.5 ? random() * 18 * hour : 0 },
         { from: nowMs - (14 + random() * 21) * day, stop: random() * 3 * hour },
         { from: nowMs - 120 * day, stop: 45 * day + random() * 30 * day },
         null,
