@@ -143,7 +143,7 @@ export function storesOverview(
     return { at: now.toISOString(), stores }
   }
 
-  return { overview, stats }
+  return { overview, bucketsOf, stats }
 }
 
 export type StoresOverview = ReturnType<typeof storesOverview>
