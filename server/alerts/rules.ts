@@ -415,9 +415,25 @@ export function createAlertRules({
     const settingFor = (userId: number, storeId: number) => settings.get(`${userId}|${storeId}`)
     const snoozed = (setting: Setting) => setting.snoozedUntil !== null && setting.snoozedUntil > at
 
-    // 1. New alerts: once per (user, store, kind, episode), within the caps, held in quiet hours.
+    // 1. New alerts: once per (user, store, kind, episode), within the caps, held in quiet hours. What
+    // is recorded already is read in one query, so an episode that lasts costs no transaction a minute.
+    const recorded = new Set(
+      candidates.length === 0
+        ? []
+        : (
+            await queryRows<{ user_id: number; store_id: number; kind: string; episode: string }>(
+              db,
+              sql`select user_id, store_id, kind, episode from alerts
+                  where (store_id, kind, episode) in (${sql.join(
+                    candidates.map((c) => sql`(${c.storeId}::int, ${c.kind}::text, ${c.episode}::text)`),
+                    sql`, `,
+                  )})`,
+            )
+          ).map((row) => `${row.user_id}|${row.store_id}|${row.kind}|${row.episode}`),
+    )
     for (const candidate of candidates) {
       for (const userId of membersOf.get(candidate.storeId) ?? []) {
+        if (recorded.has(`${userId}|${candidate.storeId}|${candidate.kind}|${candidate.episode}`)) continue
         const setting = settingFor(userId, candidate.storeId)
         if (!setting || snoozed(setting) || !setting[candidate.kind]) continue
         const alert: NewAlert = { ...candidate, userId }
