@@ -8,7 +8,8 @@
 // counted from one such round, measured.
 //
 // Alone: `node --import tsx bench/live-app.ts` (after `npm run build`) measures the hour over plain
-// HTTP/1.1 and over HTTPS with HTTP/2 (a self-signed certificate made with openssl), against the targets.
+// HTTP/1.1 and over HTTPS with HTTP/2 (a self-signed certificate made with openssl), against the targets;
+// `node --import tsx bench/live-app.ts dist h2` (or h1) measures one of them.
 import { mkdtempSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
@@ -366,7 +367,7 @@ export async function benchLiveApp(server: RunningServer, phone: string) {
 const targets = { salesScreen: 30_000, overview: 60_000 }
 
 /** The hour over plain HTTP/1.1 and over HTTPS with HTTP/2, each on a server of its own (PGlite, demo data). */
-export async function benchLiveAppBoth(webDir: string, phone: string) {
+export async function benchLiveAppBoth(webDir: string, phone: string, only?: 'h1' | 'h2') {
   const dir = mkdtempSync(path.join(tmpdir(), 'laundry-bench-live-'))
   // The browser is told to accept it.
   const { certFile, keyFile } = selfSignedCertificate(dir)
@@ -376,6 +377,7 @@ export async function benchLiveAppBoth(webDir: string, phone: string) {
       ['HTTP/1.1', {}],
       ['HTTPS + HTTP/2', { TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile }],
     ] as const) {
+      if (only && (only === 'h2') !== mode.startsWith('HTTPS')) continue
       const server = await runServer({
         dataDir: mkdtempSync(path.join(dir, 'data-')),
         webDir,
@@ -421,7 +423,9 @@ export function liveBytesRows(
 if (import.meta.url === `file://${process.argv[1]}`) {
   // The bench's own calls (pairing, sales) go straight to the server, which has a self-signed certificate.
   process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0'
-  const results = await benchLiveAppBoth(path.resolve(process.argv[2] ?? 'dist'), '01012345678')
+  // A third argument, h1 or h2, measures one of the two (a loaded machine starts two servers slowly).
+  const only = process.argv[3] === 'h1' || process.argv[3] === 'h2' ? process.argv[3] : undefined
+  const results = await benchLiveAppBoth(path.resolve(process.argv[2] ?? 'dist'), '01012345678', only)
   for (const [mode, app] of Object.entries(results)) {
     console.log(
       `${mode}: sale to screen p95 ${app.latencyP95Ms} ms (median ${app.latencyMedianMs} ms, ${app.sales} sales)`,
