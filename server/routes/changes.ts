@@ -1,8 +1,6 @@
 // GET /api/v0/store/:id/usage/changes?year=Y&after=REV&wait=S: the changes of a store's UTC year since
 // a revision, held up to `wait` seconds while there are none (docs/operations.md, "Live changes").
-import type { Http2ServerResponse } from 'node:http2'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyReply } from 'fastify'
 import { ChangesAnswer, ChangesQuery, ErrorBody, UsageParams } from '../../contract/api.ts'
 import { ApiError, messages } from '../errors.ts'
 import { type ChangesRead, changesJson, readChanges } from '../usage/changes.ts'
@@ -49,13 +47,11 @@ export const changesRoutes: FastifyPluginAsyncTypebox = async (app) => {
           read = await readChanges(app.db, request.userId, id, year, after)
         }
         // Built as text (the changes come from the database as JSON); Fastify sends a string as it is.
-        const body = changesJson(read)
-        if (sentInOneFrame(reply, body)) return reply
         return reply
           .header('cache-control', 'no-store')
           .header('x-content-type-options', 'nosniff')
           .type('application/json')
-          .send(body as unknown as ChangesAnswer)
+          .send(changesJson(read) as unknown as ChangesAnswer)
       } finally {
         if (waiter) {
           reply.raw.off('close', disconnected)
@@ -64,35 +60,4 @@ export const changesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
     },
   )
-}
-
-/** Below this the answer is not compressed (server/app.ts: @fastify/compress's threshold). */
-const uncompressedBelow = 1024
-
-/**
- * Over HTTP/2, a small answer (every answer with nothing new, and a sale's) goes out as one HEADERS
- * frame and one DATA frame that ends the stream. Node's compatibility response, which Fastify writes
- * to, always waits for trailers and so ends every stream with an empty DATA frame of its own, sent
- * after the body in a TLS record of its own: 31 bytes on the wire per held call, about 4.5 kB an hour
- * per followed store-year (docs/product.md decision 120). The headers are the ones Fastify would send
- * (helmet is off for this route, the answer is below the compression threshold); Node adds `date`.
- * Returns false when the answer goes through Fastify as usual (HTTP/1.1, a large answer).
- */
-function sentInOneFrame(reply: FastifyReply, body: string) {
-  const raw = reply.raw as unknown as Partial<Http2ServerResponse>
-  const stream = raw.stream
-  const length = Buffer.byteLength(body)
-  if (!stream || length >= uncompressedBelow) return false
-  reply.hijack()
-  // A client that went away: nothing to send (Fastify's own send would do nothing either).
-  if (stream.destroyed || stream.closed) return true
-  stream.respond({
-    ':status': 200,
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': length,
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-  })
-  stream.end(body)
-  return true
 }
