@@ -367,8 +367,9 @@ export const StoresOverviewAnswer = Type.Object({
   /** The instant the figures were computed for (ISO 8601 in UTC). */
   at: Type.String(),
   /**
-   * Our addition for the live overview (decision 110): a token of these figures (not of `at`); the
-   * same figures give the same token. Pass it as `after` to be answered when they would differ.
+   * Our addition for the live overview (decision 110): a token of what the overview shows of these
+   * figures (not of `at`); the same shown figures give the same token. Pass it as `after` to be
+   * answered when they would differ.
    */
   rev: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
   /** The caller's stores, in the profile's order. */

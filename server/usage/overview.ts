@@ -14,7 +14,7 @@ import { LRUCache } from 'lru-cache'
 import type { StoreOverview, StoresOverviewAnswer } from '../../contract/api.ts'
 import { type Buckets, emptyBuckets } from '../../src/figures/buckets.ts'
 import { yearOf } from '../../src/figures/calendar.ts'
-import { storeFigures } from '../../src/figures/store-overview.ts'
+import { rowFigures, storeFigures } from '../../src/figures/store-overview.ts'
 import { bucketCompact } from '../../src/workers/bucket-records.ts'
 import { type Db, queryRows } from '../db/client.ts'
 import { usageCompact } from './scan.ts'
@@ -122,7 +122,25 @@ export function storesOverview(
       )
       stores.push(...some)
     }
-    const rev = createHash('sha256').update(JSON.stringify(stores)).digest().readUIntBE(0, 6)
+    // The token of what the screen shows, not of the raw figures: the usual and the month before are
+    // prorated to the millisecond, so a token of those would move at every read and a held call would
+    // never be held. The changes in whole percents (as the rows show them), the quiet hours, the rest.
+    const percent = (ratio: number | null) => (ratio === null ? null : (ratio * 100).toFixed(0))
+    const shown = stores.map((store) => {
+      const { today, monthSoFar, quiet } = rowFigures(store, now, true)
+      return [
+        store.id,
+        today.sum,
+        today.count,
+        percent(today.change),
+        today.lastSaleAt,
+        monthSoFar.sum,
+        percent(monthSoFar.change),
+        quiet && [quiet.since, quiet.quietHours, quiet.expectedSales],
+        store.devices,
+      ]
+    })
+    const rev = createHash('sha256').update(JSON.stringify(shown)).digest().readUIntBE(0, 6)
     return { answer: { at: now.toISOString(), rev, stores }, years }
   }
 

@@ -53,6 +53,23 @@ describe('GET /api/v0/stores/overview with after and wait', () => {
     expect(moved.stores[1].today).toEqual({ sum: 3000, count: 1 })
   })
 
+  it('keeps its token while only what no row shows moves (the usual is prorated to the millisecond)', async () => {
+    // A week ago: a sale before this hour and one within it, so the usual grows with every second.
+    await sale(stores.yeoksam, '2026-03-08T01:30:00.000Z', 4000)
+    await sale(stores.yeoksam, '2026-03-08T03:10:00.000Z', 6000)
+    const { access } = await signIn(current.app, sms, owner)
+    const before = (await overview(access)).json()
+    clock.advance(1000)
+    const same = (await overview(access, `?after=${before.rev}`)).json()
+    expect(same).toEqual({ at: '2026-03-15T03:00:01.000Z', rev: before.rev, unchanged: true })
+    const figures = (await overview(access)).json()
+    expect(figures.stores[0].usual.sum).not.toBe(before.stores[0].usual.sum)
+    expect(figures.rev).toBe(before.rev)
+    // A minute on, the change against the usual shown in whole percents moves (300% to 290%): a new token.
+    clock.advance(59_000)
+    expect((await overview(access, `?after=${before.rev}`)).json().rev).not.toBe(before.rev)
+  })
+
   it('answers at once with the figures when `after` is stale', async () => {
     const { access } = await signIn(current.app, sms, owner)
     const { rev } = (await overview(access)).json()
