@@ -69,6 +69,10 @@ function firstSaleHour(history: History<HourlyHistory>): number | null {
   return first
 }
 
+/** Whole hours of a quiet span from `since` to `nowMs` (at least 1). */
+export const quietHoursSince = (since: number, nowMs: number) =>
+  Math.max(1, Math.floor((nowMs - since) / hourMs))
+
 /**
  * Whether the store is unusually quiet at `now`, and how; null when it is not, or when the rule cannot
  * tell (offline, too little history). `history` holds the store's buckets for this year and, early in
@@ -109,7 +113,7 @@ export function quietStore({
   if (expected < MIN_EXPECTED_SALES) return null
   return {
     since: from,
-    quietHours: Math.max(1, Math.floor((nowMs - from) / hourMs)),
+    quietHours: quietHoursSince(from, nowMs),
     expectedSales: Math.round(expected),
   }
 }

@@ -284,6 +284,7 @@ describe('GET /api/v0/stores/overview: the call', () => {
     expect(Value.Check(StoresOverviewAnswer, body)).toBe(true)
     expect(body).toEqual({
       at: '2026-03-15T03:00:00.000Z',
+      rev: expect.any(Number),
       stores: [
         {
           id: yeoksam,
@@ -312,6 +313,7 @@ describe('GET /api/v0/stores/overview: the call', () => {
     expect(staffAnswer.stores.map((store: { id: number }) => store.id)).toEqual([seolleung])
     expect((await get((await signIn(app, sms, stranger)).access)).json()).toEqual({
       at: '2026-03-15T03:00:00.000Z',
+      rev: expect.any(Number),
       stores: [],
     })
   })
