@@ -47,9 +47,9 @@ function records(seed: number, weeks: number, stop: number) {
   return out
 }
 
-// A store gone quiet 4 hours ago, a steady store (with last year's December for the history), an empty one.
+// A store gone quiet 6 hours ago (past the quiet rule's 12 expected sales), a steady store (with last year's December for the history), an empty one.
 const byStore = new Map([
-  [1, records(1, 10, 4 * hour)],
+  [1, records(1, 10, 6 * hour)],
   [2, records(2, 16, 0)],
   [3, []],
 ])
