@@ -269,6 +269,25 @@ export function createAlertRules({
     return rows.length > 0
   }
 
+  /**
+   * The gap a quiet episode (begun at `since`) was in: the store's last sale at or before `since` (the
+   * episode's `since` is 00:00 UTC when that sale was the day before) and its first sale after it (not
+   * its latest: several may have come since the last evaluation). Read only when sales resumed.
+   */
+  async function gapOf(storeId: number, since: number) {
+    const at = new Date(since).toISOString()
+    const [row] = await queryRows<{ before: Date | string | null; after: Date | string | null }>(
+      db,
+      sql`select (select max(created_at) from usages where store_id = ${storeId} and created_at <= ${at}::timestamptz) as before,
+            (select min(created_at) from usages where store_id = ${storeId} and created_at > ${at}::timestamptz) as after`,
+    )
+    if (!row?.after) return null
+    return {
+      lastBefore: row.before === null ? since : new Date(row.before).getTime(),
+      firstAfter: new Date(row.after).getTime(),
+    }
+  }
+
   const pushAlert = (alert: NewAlert, options: SendOptions) =>
     push.sendToUser(
       alert.userId,
@@ -467,13 +486,15 @@ export function createAlertRules({
       const store = states.get(Number(row.store_id))
       const since = Date.parse(row.episode)
       if (!store || store.lastSaleAt === null || store.lastSaleAt <= since) continue
+      const gap = await gapOf(store.id, since)
+      if (!gap) continue
       const alert: NewAlert = {
         userId: Number(row.user_id),
         storeId: Number(row.store_id),
         kind: 'quiet',
         episode: `${row.episode}${resumeSuffix}`,
         title: `${store.name} · 판매 재개`,
-        body: resumeText(since, store.lastSaleAt),
+        body: resumeText(gap.lastBefore, gap.firstAfter),
         tag: row.tag,
       }
       // A replacement, not a second buzz: sent in quiet hours too, not counted in the caps.
