@@ -3,6 +3,7 @@
 // overview's bucketsOf, bucketed by the app's own code from every record), for random records and
 // random instants in its window, across a year's change; a sale applied to it moves it as re-bucketing
 // the records does; one store's scratch buckets leave nothing behind for the next.
+import { sql } from 'drizzle-orm'
 import { expect, it } from 'vitest'
 import { summaryFigures } from '../../../server/alerts/rules.ts'
 import { loadStoreView, windowOrigin } from '../../../server/alerts/view.ts'
@@ -118,4 +119,38 @@ it('a sale applied moves the view as re-bucketing the records does', async () =>
   const [buckets, previous] = view.bucketsOf(id, loadAt)
   expect(storeFigures(buckets, previous, now)).toEqual((await fullFigures(id, now)).figures)
   expect(view.apply(999_999, loadAt, 1000)).toBe(false)
+})
+
+it('refresh() brings it up to the database from the changes log: puts, deletes, a reset', async () => {
+  const loadAt = clock.now().getTime()
+  const ids = await randomStores(11, loadAt)
+  const [busy, sparse, stopped] = ids as [number, number, number]
+  const view = await loadStoreView(current.app.db, loadAt)
+  const db = current.app.db
+  // Puts (one today after the stopped store's gap), a deleted sale (the busy store's latest), and a
+  // statement of more than 1,000 records, which the log keeps as one reset.
+  await db.insert(usages).values([
+    { storeId: stopped, createdAt: new Date(loadAt - 20 * 60_000), amount: 5000 },
+    { storeId: sparse, createdAt: new Date(loadAt - 2 * day), amount: -700 },
+  ])
+  await db.execute(
+    sql`delete from usages where id = (select id from usages where store_id = ${busy} and amount > 0 and created_at <= ${new Date(loadAt).toISOString()}::timestamptz order by created_at desc limit 1)`,
+  )
+  await db.execute(
+    sql`insert into usages (store_id, created_at, amount) select ${sparse}, t, 1000 from generate_series(${new Date(loadAt - 30 * day).toISOString()}::timestamptz, ${new Date(loadAt - 20 * day).toISOString()}::timestamptz, interval '10 minutes') t`,
+  )
+  const refreshed = await view.refresh()
+  expect(refreshed.reread).toBeGreaterThanOrEqual(1) // the reset (and the deleted latest sale)
+  expect(refreshed.applied).toBeGreaterThanOrEqual(1)
+  for (const at of [loadAt, loadAt + 30 * 60_000]) {
+    const now = new Date(at)
+    for (const id of ids) {
+      const [buckets, previous] = view.bucketsOf(id, at)
+      expect({ id, figures: storeFigures(buckets, previous, now) }).toEqual({
+        id,
+        figures: (await fullFigures(id, now)).figures,
+      })
+    }
+  }
+  expect(await view.refresh()).toEqual({ applied: 0, reread: 0 })
 })
