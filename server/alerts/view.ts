@@ -26,6 +26,8 @@ export interface StoreView {
   origin: number
   /** Stores held. */
   size: number
+  /** Whether a store is held (a store added since the load is not). */
+  has(storeId: number): boolean
   /** Whether the window holds every hour the rules read at `now`. */
   covers(now: number): boolean
   /** A sale (or refund, amount ≤ 0) recorded at `createdAt` for a store held; false when not held. */
@@ -237,6 +239,7 @@ export async function loadStoreView(db: Db, now: number, storeIds?: number[]): P
   return {
     origin,
     size: ids.length,
+    has: (storeId) => rowOf.has(storeId),
     covers: (at) => at >= origin && windowOrigin(at) === origin,
     apply,
     refresh,
