@@ -73,7 +73,7 @@ step(
 const calibration = ownProcess('bench/calibration.ts') as ReturnType<typeof calibrate>
 
 step(
-  "the server's view of every store at scale: 10,000 stores with 8 weeks of history (PostgreSQL when DATABASE_URL is set; about 4 minutes)",
+  "the server's view of every store at scale: 10,000 stores with 8 weeks of history (PostgreSQL when DATABASE_URL is set; about 5-6 minutes)",
 )
 const alertsScale = process.env.DATABASE_URL
   ? (() => {
