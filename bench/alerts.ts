@@ -12,7 +12,6 @@ import { createAlertRules } from '../server/alerts/rules.ts'
 import { addStore, addUser, grant } from '../server/db/accounts.ts'
 import { openDatabase } from '../server/db/client.ts'
 import { createPush } from '../server/push/deliver.ts'
-import { storesOverview } from '../server/usage/overview.ts'
 
 const stores = Number(process.env.STORES ?? 500)
 const created = await createPostgresDatabase(
@@ -46,7 +45,6 @@ try {
   const rules = createAlertRules({
     db,
     push,
-    overview: storesOverview(db, { maxYears: 2 * stores + 16 }),
     log,
   })
   let at = now.getTime()

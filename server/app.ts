@@ -245,16 +245,8 @@ export async function buildApp({
   })
   app.decorate('push', { ...push, keys: pushKeys })
   // The alert rules, every minute on every instance; the database decides what is sent (decision 102).
-  // Their own buckets cache: every store is read each minute, more than the overview's 256 store-years.
-  app.decorate(
-    'alertRules',
-    createAlertRules({
-      db: database.db,
-      push,
-      overview: storesOverview(database.db, { maxYears: 4096 }),
-      log: app.log,
-    }),
-  )
+  // Their own view of every store (server/alerts/view.ts): the hours the rules read, kept current.
+  app.decorate('alertRules', createAlertRules({ db: database.db, push, log: app.log }))
   let evaluating: Promise<unknown> | undefined
   const evaluateAlerts = () => {
     evaluating ??= app.alertRules

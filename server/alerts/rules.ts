@@ -7,8 +7,9 @@
 //   holding the user's advisory lock, which counts the day's alerts against the caps first, and only the
 //   instance whose insert returned the row pushes it (after the commit);
 // - a held alert is pushed by the instance whose conditional update (`state = 'held'` → `'sent'`) got it;
-// - the quiet rule is the app's own (src/figures/quiet.ts), run on the buckets the stores overview keeps
-//   per store-year and revision (server/usage/overview.ts): a minute with no sale rebuilds nothing.
+// - the quiet rule is the app's own (src/figures/quiet.ts), run on the server's view of every store
+//   (server/alerts/view.ts, decision 131): the hours the rules read, loaded in bulk, brought up to the
+//   changes log each minute.
 import { sql } from 'drizzle-orm'
 import type { FastifyBaseLogger } from 'fastify'
 import type { AlertKind } from '../../contract/api.ts'
@@ -21,7 +22,8 @@ import { type Db, queryRows } from '../db/client.ts'
 import type { NewAlert } from '../push/alerts.ts'
 import type { Push, SendOptions } from '../push/deliver.ts'
 import { defaultQuietHours, inQuietHours } from '../push/settings.ts'
-import { offlineAfterMs, type StoresOverview } from '../usage/overview.ts'
+import { offlineAfterMs } from '../usage/overview.ts'
+import { loadStoreView, type StoreView } from './view.ts'
 
 /** At most this many alerts a store and a day, and in all a day (the morning summary not counted). */
 export const caps = { store: 3, all: 6 }
@@ -213,17 +215,7 @@ type Candidate = Omit<NewAlert, 'userId' | 'storeId'> & {
   kind: Exclude<AlertKind, 'morningSummary'>
 }
 
-export function createAlertRules({
-  db,
-  push,
-  overview,
-  log,
-}: {
-  db: Db
-  push: Push
-  overview: StoresOverview
-  log?: FastifyBaseLogger
-}) {
+export function createAlertRules({ db, push, log }: { db: Db; push: Push; log?: FastifyBaseLogger }) {
   /**
    * Records an alert of a store under the user's lock, after counting the day's alerts against the
    * caps; 'exists' when it was recorded before (by any instance), 'capped' when over a cap (not recorded).
@@ -269,6 +261,25 @@ export function createAlertRules({
     return rows.length > 0
   }
 
+  /**
+   * The gap a quiet episode (begun at `since`) was in: the store's last sale at or before `since` (the
+   * episode's `since` is 00:00 UTC when that sale was the day before) and its first sale after it (not
+   * its latest: several may have come since the last evaluation). Read only when sales resumed.
+   */
+  async function gapOf(storeId: number, since: number) {
+    const at = new Date(since).toISOString()
+    const [row] = await queryRows<{ before: Date | string | null; after: Date | string | null }>(
+      db,
+      sql`select (select max(created_at) from usages where store_id = ${storeId} and created_at <= ${at}::timestamptz) as before,
+            (select min(created_at) from usages where store_id = ${storeId} and created_at > ${at}::timestamptz) as after`,
+    )
+    if (!row?.after) return null
+    return {
+      lastBefore: row.before === null ? since : new Date(row.before).getTime(),
+      firstAfter: new Date(row.after).getTime(),
+    }
+  }
+
   const pushAlert = (alert: NewAlert, options: SendOptions) =>
     push.sendToUser(
       alert.userId,
@@ -280,6 +291,8 @@ export function createAlertRules({
       },
       options,
     )
+
+  let view: StoreView | null = null
 
   async function evaluate(now: Date): Promise<EvaluationReport> {
     const started = performance.now()
@@ -337,26 +350,28 @@ export function createAlertRules({
     interface StoreState {
       id: number
       name: string
-      current: Buckets
-      previous: Buckets
+      buckets: () => [Buckets, Buckets]
       lastSaleAt: number | null
       quiet: QuietStore | null
       deviceAlerts: DeviceAlert[]
     }
+    // The view of every store (decision 131): loaded in bulk when there is none, when it does not cover
+    // now or lacks a store; else brought up to the changes log.
+    if (!view?.covers(at) || storeRows.some((row) => !view?.has(Number(row.id))))
+      view = await loadStoreView(db, at)
+    else await view.refresh()
+    const storeView = view
     const states = new Map<number, StoreState>()
     for (const row of storeRows) {
       const id = Number(row.id)
-      const [current, previous] = await Promise.all([
-        overview.bucketsOf(id, year, Number(row.version)),
-        overview.bucketsOf(id, year - 1, Number(row.previous_version)),
-      ])
+      const [current, previous] = storeView.bucketsOf(id, at)
       const devices = devicesOf.get(id) ?? []
       const offline = devices.some((device) => device.seenAt < at - offlineAfterMs)
       states.set(id, {
         id,
         name: row.name,
-        current,
-        previous,
+        // The view's buckets are scratch: valid until its next bucketsOf.
+        buckets: () => storeView.bucketsOf(id, at),
         lastSaleAt: current.lastSaleAt ?? previous.lastSaleAt,
         // No quiet alert while a device of the store is offline: its sales cannot arrive, and the
         // device alert says it (decision 104).
@@ -467,13 +482,15 @@ export function createAlertRules({
       const store = states.get(Number(row.store_id))
       const since = Date.parse(row.episode)
       if (!store || store.lastSaleAt === null || store.lastSaleAt <= since) continue
+      const gap = await gapOf(store.id, since)
+      if (!gap) continue
       const alert: NewAlert = {
         userId: Number(row.user_id),
         storeId: Number(row.store_id),
         kind: 'quiet',
         episode: `${row.episode}${resumeSuffix}`,
         title: `${store.name} · 판매 재개`,
-        body: resumeText(since, store.lastSaleAt),
+        body: resumeText(gap.lastBefore, gap.firstAfter),
         tag: row.tag,
       }
       // A replacement, not a second buzz: sent in quiet hours too, not counted in the caps.
@@ -525,7 +542,7 @@ export function createAlertRules({
           if (!summary) {
             summary = {
               name: store.name,
-              ...summaryFigures(store.current, store.previous, summaryDay),
+              ...summaryFigures(...store.buckets(), summaryDay),
               quietEpisodes: quietEpisodes.get(storeId) ?? 0,
             }
             figures.set(storeId, summary)

@@ -85,6 +85,31 @@ describe('quiet store', () => {
     expect(fake.sent).toHaveLength(2)
   })
 
+  it('a resume measures the gap from the last sale before it, on the day before too', async () => {
+    // The last sale was yesterday at 11:50 UTC (20:50 KST): the quiet span starts at 00:00 UTC today,
+    // but the store sold nothing for 17 h 40 min.
+    await current.app.db.execute(
+      sql`delete from usages where store_id = ${people.storeId} and created_at >= '2026-03-15T12:00:00Z'`,
+    )
+    await evaluate()
+    const [alert] = pushed()
+    expect(alert?.tag).toBe(`quiet:${people.storeId}:2026-03-16T00:00:00.000Z`)
+    clock.set('2026-03-16T05:31:00.000Z')
+    await sale(current.app, people.storeId, '2026-03-16T05:30:00.000Z')
+    await evaluate()
+    expect(pushed()[1]?.body).toBe('다시 판매 시작 · 14:30 (17시간 40분 무판매)')
+  })
+
+  it('a resume tells the first sale after the gap, when several came between evaluations', async () => {
+    await evaluate()
+    clock.set('2026-03-16T05:31:00.000Z')
+    await sale(current.app, people.storeId, '2026-03-16T05:10:00.000Z')
+    await sale(current.app, people.storeId, '2026-03-16T05:20:00.000Z')
+    await sale(current.app, people.storeId, '2026-03-16T05:30:00.000Z')
+    await evaluate()
+    expect(pushed()[1]?.body).toBe('다시 판매 시작 · 14:10 (3시간 20분 무판매)')
+  })
+
   it('a resume is not sent for an alert that was only held', async () => {
     await settings({ quietHours: { start: '13:00', end: '14:40' } })
     expect((await evaluate()).held).toBe(1)
