@@ -11,7 +11,7 @@ import { sql } from 'drizzle-orm'
 import { createPostgresDatabase } from '../scripts/postgres-database.ts'
 import { loadStoreView } from '../server/alerts/view.ts'
 import { openDatabase, queryRows } from '../server/db/client.ts'
-import { storeFigures } from '../server/usage/overview.ts'
+import { storeFigures } from '../src/figures/store-overview.ts'
 
 const storeCount = Number(process.env.STORES ?? 10_000)
 const minutes = Number(process.env.MINUTES ?? 5)
@@ -76,7 +76,7 @@ try {
     quiet = 0
     for (const id of ids) {
       const [current, previous] = view.bucketsOf(id, at)
-      if (storeFigures(current, previous, instant).quiet) quiet++
+      if (storeFigures(current, previous, instant)?.quiet) quiet++
     }
     evaluations.push(performance.now() - started)
   }
