@@ -3,23 +3,16 @@
 // the server would, and the scoring of its alerts against the outages. No clock, no I/O, no Node API:
 // bench/calibration.ts feeds it a year of records, tests/web/figures/quiet-calibration.test.ts a tiny
 // hand-made case.
+
+import { seededRandom } from '../scripts/seeded-random.ts'
 import { hourMs, yearOf, yearStart } from '../src/figures/calendar.ts'
 import { type HourlyHistory, quietStore } from '../src/figures/quiet.ts'
 
+/** The same seed, the same outages. */
+export { seededRandom }
+
 const minuteMs = 60_000
 const kstMs = 9 * hourMs
-
-/** A small seeded random source (mulberry32): the same seed, the same outages. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** An injected outage: no sale reaches the server in [start, end). */
 export interface Outage {

@@ -5,6 +5,7 @@
 import { cleanup, screen, within } from '@testing-library/react'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import type { StoresOverviewAnswer } from '../../contract/api.ts'
+import { seededRandom } from '../../scripts/seeded-random.ts'
 import { storeFigures } from '../../src/figures/store-overview.ts'
 import { bucketUsage } from '../../src/workers/bucket-records.ts'
 import { signedIn, startAt } from './app-at.tsx'
@@ -19,17 +20,7 @@ const stores = [
 const now = new Date('2026-03-15T05:20:00.000Z')
 const hour = 3_600_000
 
-/** A seeded generator (mulberry32): the same records every run. */
-function generator(seed: number) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+const generator = seededRandom
 
 /** A store's records from `weeks` weeks back to `stop` before now, a few an hour in the day (KST). */
 function records(seed: number, weeks: number, stop: number) {

@@ -5,6 +5,7 @@
 // the records does; one store's scratch buckets leave nothing behind for the next.
 import { sql } from 'drizzle-orm'
 import { expect, it } from 'vitest'
+import { seededRandom } from '../../../scripts/seeded-random.ts'
 import { summaryFigures } from '../../../server/alerts/rules.ts'
 import { loadStoreView, windowOrigin } from '../../../server/alerts/view.ts'
 import { addStore } from '../../../server/db/accounts.ts'
@@ -19,17 +20,7 @@ const current = sharedTestApp({ clock })
 const hour = 3_600_000
 const day = 24 * hour
 
-/** A small seeded generator (mulberry32), so that a failure can be replayed from its seed. */
-function generator(seed: number) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+const generator = seededRandom
 
 /** Stores with random records: a busy one, a sparse one, one stopped days ago, one with refunds, one empty. */
 async function randomStores(seed: number, loadAt: number) {

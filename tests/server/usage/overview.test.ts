@@ -4,6 +4,7 @@
 import { Value } from 'typebox/value'
 import { describe, expect, it } from 'vitest'
 import { StoresOverviewAnswer } from '../../../contract/api.ts'
+import { seededRandom } from '../../../scripts/seeded-random.ts'
 import { addStore, addUser, grant } from '../../../server/db/accounts.ts'
 import { devices, usages } from '../../../server/db/schema.ts'
 import { MIN_EXPECTED_SALES } from '../../../src/figures/quiet.ts'
@@ -25,17 +26,7 @@ interface RecordRow {
   amount: number
 }
 
-/** A small seeded generator (mulberry32), so that a failure can be replayed from its seed. */
-function generator(seed: number) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+const generator = seededRandom
 
 // ---- The reference: straight from the records, one rule at a time, as docs/product.md states them. ----
 
