@@ -147,12 +147,12 @@ describe('the fast path for the canonical form', () => {
   const oneRecord = (createdAt: string) =>
     new TextEncoder().encode(`{"usages":[{"createdAt":"${createdAt}","amount":1000}]}`)
 
-  it('agrees with exact parsing on 20,000 random timestamps, valid and not', () => {
+  it('agrees with exact parsing on 5,000 random timestamps, valid and not', () => {
     const next = random(42)
     const pick = (low: number, high: number) => low + Math.floor(next() * (high - low + 1))
     const pad = (n: number, width = 2) => String(n).padStart(width, '0')
     let fast = 0
-    for (let i = 0; i < 20_000; i++) {
+    for (let i = 0; i < 5_000; i++) {
       // Mostly valid, sometimes out of range (month 13, day 31 in a 30-day month, hour 24...).
       const year = pick(1999, 2030)
       const text = `${year}-${pad(pick(0, 13))}-${pad(pick(0, 32))}T${pad(pick(0, 24))}:${pad(pick(0, 60))}:${pad(pick(0, 60))}.${pad(pick(0, 999), 3)}Z`
@@ -163,7 +163,7 @@ describe('the fast path for the canonical form', () => {
       if (scanned) expectSame(scanned, exact, text)
       expectSame(bucketUsage(answer, year), exact, text)
     }
-    expect(fast).toBeGreaterThan(10_000)
+    expect(fast).toBeGreaterThan(2_500)
   })
 
   it('leaves every other form to exact parsing', () => {
