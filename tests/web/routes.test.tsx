@@ -71,6 +71,53 @@ describe('routes', () => {
     expect(router.state.location.href).toBe('/')
   })
 
+  it('left open at /, the screen moves on to the new month (and year) when it begins', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'setInterval', 'clearInterval'] })
+    try {
+      // 08:58 in Korea on 1 January 2027: UTC is still in the last two minutes of 2026.
+      vi.setSystemTime(new Date('2026-12-31T23:58:00.000Z'))
+      signedIn(stores)
+      server()
+      startAt('/')
+      expect(
+        await screen.findByRole('heading', { level: 1, name: '역삼점 2026년 12월 매출' }),
+      ).toBeInTheDocument()
+      await act(async () => {
+        vi.advanceTimersByTime(3 * 60_000)
+      })
+      expect(
+        await screen.findByRole('heading', { level: 1, name: '역삼점 2027년 1월 매출' }),
+      ).toBeInTheDocument()
+      // Another store opens on the month shown, not on the one the screen was opened in.
+      fireEvent.click(screen.getByRole('button', { name: '매장: 역삼점 (매장 바꾸기)' }))
+      await act(async () => fireEvent.click(screen.getByRole('button', { name: '선릉점' })))
+      expect(
+        await screen.findByRole('heading', { level: 1, name: '선릉점 2027년 1월 매출' }),
+      ).toBeInTheDocument()
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  it('a month named in the address stays when the month changes', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'setInterval', 'clearInterval'] })
+    try {
+      vi.setSystemTime(new Date('2026-12-31T23:58:00.000Z'))
+      signedIn(stores)
+      server()
+      startAt('/?year=2026&month=11')
+      expect(
+        await screen.findByRole('heading', { level: 1, name: '역삼점 2026년 11월 매출' }),
+      ).toBeInTheDocument()
+      await act(async () => {
+        vi.advanceTimersByTime(3 * 60_000)
+      })
+      expect(screen.getByRole('heading', { level: 1, name: '역삼점 2026년 11월 매출' })).toBeInTheDocument()
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
   it("a store that is not the user's is not taken from the address", async () => {
     signedIn(stores)
     const calls = server()

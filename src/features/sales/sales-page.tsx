@@ -43,21 +43,23 @@ function useShownBuckets(storeId: number, period: Period) {
   return shown
 }
 
-/** The sales of the store and period the route selected. */
+/** The sales of the store and period the route selected (none: this month, whichever it is now). */
 export function SalesPage({
   storeId,
-  period,
+  period: named,
   onPeriodChange,
 }: {
   storeId: number
-  period: Period
+  period?: Period | undefined
   onPeriodChange(period: Period): void
 }) {
-  const shown = useShownBuckets(storeId, period)
-  // Today's line, the charts' last day and the quiet notice move on while the screen stays open.
+  // Today's line, the charts' last day and the quiet notice move on while the screen stays open, and so
+  // does the month of a screen that names none.
   useMinuteTick()
   // One reading of the clock for the whole render, handed down: every part of the screen agrees on now.
   const now = clockNow()
+  const period = named ?? currentPeriod(now)
+  const shown = useShownBuckets(storeId, period)
   const storeName = useStoreStore((state) => state.stores.find((store) => store.id === storeId)?.name)
   // The totals shown, kept for the next visit to paint at once (shell/kept-totals.ts).
   const { year, month } = period

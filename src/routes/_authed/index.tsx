@@ -1,4 +1,4 @@
-import { createFileRoute, type SearchSchemaInput } from '@tanstack/react-router'
+import { createFileRoute, type SearchSchemaInput, useLocation } from '@tanstack/react-router'
 import { SalesPage } from '../../features/sales/sales-page.tsx'
 import { currentPeriod } from '../../figures/clock.ts'
 import { type SalesSearch, salesSearch } from '../../figures/sales-search.ts'
@@ -45,13 +45,17 @@ export const Route = createFileRoute('/_authed/')({
 
 function SalesRoute() {
   const { year, month } = Route.useSearch()
+  // An address without a period (`/`) is this month whichever it is now: the screen, left open, moves
+  // into the next month when it begins (09:00 in Korea on the 1st) instead of staying on the last one.
+  // (A year without a month is no period either: the route takes both or neither.)
+  const named = useLocation({ select: (location) => 'month' in location.search })
   const storeId = Route.useRouteContext({ select: (context) => context.storeId })
   const navigate = Route.useNavigate()
   if (storeId === undefined) return null
   return (
     <SalesPage
       storeId={storeId}
-      period={{ year, month }}
+      period={named ? { year, month } : undefined}
       onPeriodChange={(next) => navigate({ search: (previous) => ({ ...previous, ...next }) })}
     />
   )
