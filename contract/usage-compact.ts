@@ -302,3 +302,107 @@ export function decodeUsage(bytes: Uint8Array, record: (createdAt: number, amoun
   if (overflow !== end) throw malformed()
   return n
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Version 2 (`application/vnd.laundry.usage; v=2`, usage-compact.md "Version 2"): the year's day sums
+// and day counts first, then a whole version 1 answer of the same records, byte for byte. What the
+// first screen shows (both totals, both charts) follows from the leading sums alone, so the app paints
+// it once the first 1–2 kB have arrived, and the rest when the records are complete.
+
+/** The first bytes of a version 2 answer. */
+const magicV2 = [0x4c, 0x55, 2] as const
+
+/** The leading sums of a version 2 answer: one entry per UTC day of the year, 1 January first. */
+export interface LeadingSums {
+  year: number
+  /** The sum of each day (refunds lower it), in won. */
+  daySums: number[]
+  /** The number of sales (amount above zero) of each day. */
+  dayCounts: number[]
+}
+
+const dayMs = 86_400_000
+const yearDays = (year: number) => (Date.UTC(year + 1, 0, 1) - Date.UTC(year, 0, 1)) / dayMs
+
+/**
+ * The day sums and counts of the records of one UTC year (records of another year add nothing), as the
+ * bucketing worker sums them from the records.
+ */
+export function leadingSums(
+  year: number,
+  createdAt: ArrayLike<number>,
+  amounts: ArrayLike<number>,
+): LeadingSums {
+  const days = yearDays(year)
+  const daySums = Array<number>(days).fill(0)
+  const dayCounts = Array<number>(days).fill(0)
+  const start = Date.UTC(year, 0, 1)
+  for (let i = 0; i < createdAt.length; i++) {
+    const day = Math.floor(((createdAt[i] as number) - start) / dayMs)
+    if (!(day >= 0 && day < days)) continue
+    const amount = amounts[i] as number
+    daySums[day] = (daySums[day] as number) + amount
+    if (amount > 0) dayCounts[day] = (dayCounts[day] as number) + 1
+  }
+  return { year, daySums, dayCounts }
+}
+
+/** Encodes a version 2 answer: the given leading sums, then `encodeUsage` of the records. */
+export function encodeUsageV2(sums: LeadingSums, records: Uint8Array): Uint8Array<ArrayBuffer> {
+  const days = sums.daySums.length
+  const out = new Writer(16 + days * 6 + records.length)
+  for (const byte of magicV2) out.byte(byte)
+  out.varint(sums.year)
+  out.varint(days)
+  for (const sum of sums.daySums) {
+    checkAmount(sum)
+    out.varint(zigzag(sum))
+  }
+  for (const count of sums.dayCounts) out.varint(count)
+  out.reserve(records.length)
+  out.bytes.set(records, out.at)
+  out.at += records.length
+  return out.bytes.slice(0, out.at)
+}
+
+/**
+ * Reads the leading sums of a version 2 answer from its first bytes: the sums and where the version 1
+ * answer begins, or undefined while the bytes end before the sums do. Throws on bytes that cannot
+ * begin a version 2 answer of `year`.
+ */
+export function readLeadingSums(
+  bytes: Uint8Array,
+  year: number,
+): { sums: LeadingSums; recordsAt: number } | undefined {
+  const end = bytes.length
+  for (let i = 0; i < magicV2.length && i < end; i++) if (bytes[i] !== magicV2[i]) throw malformed()
+  let at: number = magicV2.length
+  const incomplete = Symbol()
+  const varint = () => {
+    let value = 0
+    let factor = 1
+    for (;;) {
+      if (at >= end) throw incomplete
+      if (factor > largest) throw malformed()
+      const byte = bytes[at++] as number
+      value += (byte & 127) * factor
+      if (byte < 128) {
+        if (value > Number.MAX_SAFE_INTEGER) throw malformed()
+        return value
+      }
+      factor *= 128
+    }
+  }
+  try {
+    if (varint() !== year || varint() !== yearDays(year)) throw malformed()
+    const days = yearDays(year)
+    const daySums: number[] = []
+    const dayCounts: number[] = []
+    for (let d = 0; d < days; d++) daySums.push(unzigzag(varint()))
+    for (let d = 0; d < days; d++) dayCounts.push(varint())
+    return { sums: { year, daySums, dayCounts }, recordsAt: at }
+  } catch (error) {
+    if (error === incomplete) return undefined
+    throw error
+  }
+}
