@@ -3,7 +3,7 @@
 import { queryOptions } from '@tanstack/react-query'
 import { HttpError, StaleSessionError } from '../lib/api.ts'
 import { isSessionCurrent, sessionGeneration } from '../lib/tokens.ts'
-import { bucketInWorker } from '../workers/bucket-client.ts'
+import { bucketResponse } from '../workers/bucket-client.ts'
 import type { Buckets } from './buckets.ts'
 import { currentPeriod } from './clock.ts'
 import { requestYear, takeUsageEarly } from './year-request.ts'
@@ -18,6 +18,34 @@ export interface Usage {
    * the changes call says it, and then the live loop (live.ts) follows the year from it.
    */
   rev?: number | undefined
+}
+
+/**
+ * The buckets of the leading sums of a version 2 answer still streaming (decision 116), by store-year,
+ * with the session they were fetched in: the totals and charts are shown from them until the records
+ * are complete (then the query's data replaces them) and while the rest failed. Never kept: not in the
+ * query's cache, so never on the device, never taken for complete figures.
+ */
+const leading = new Map<string, { buckets: Buckets; startedIn: number }>()
+const leadingListeners = new Set<() => void>()
+const leadingKey = (storeId: number, year: number) => `${storeId}/${year}`
+
+function setLeading(key: string, value?: { buckets: Buckets; startedIn: number }) {
+  if (value) leading.set(key, value)
+  else if (!leading.delete(key)) return
+  for (const listener of leadingListeners) listener()
+}
+
+/** Subscribes to the leading sums' changes (useSyncExternalStore's subscribe). */
+export function onLeading(listener: () => void) {
+  leadingListeners.add(listener)
+  return () => void leadingListeners.delete(listener)
+}
+
+/** The leading sums' buckets of a store-year being fetched in this session, if they have arrived. */
+export function leadingOf(storeId: number, year: number): Buckets | undefined {
+  const found = leading.get(leadingKey(storeId, year))
+  return found && isSessionCurrent(found.startedIn) ? found.buckets : undefined
 }
 
 /** The store-years (query hashes) whose changes call failed in this browser: their query fetches as before. */
@@ -73,7 +101,7 @@ const inTurn = inTurns(usageFetchesAtOnce)
 /**
  * A store's sales of one year, as buckets. Our server answers it in the compact encoding this asks for
  * (docs/architecture.md, "The compact usage encoding"), any other server in the contract's JSON; the
- * answer's bytes go straight to the bucketing worker with their Content-Type, which says which: this
+ * answer's body streams straight to the bucketing worker with its Content-Type, which says which: this
  * thread never parses the records. What is cached (and kept for offline use) is the buckets with the
  * answer's ETag, never the records: the browser does not store usage answers (`no-store`), so the app
  * revalidates itself, and a 304 keeps the buckets as they are, with no bucketing. Figures fetched for a
@@ -106,9 +134,16 @@ export const usageQuery = (storeId: number, year: number, followed = true) =>
         return rev === kept.rev ? kept : { ...kept, rev }
       }
       const etag = response.headers.get('etag')
-      const contentType = response.headers.get('content-type')
-      const buckets = await bucketInWorker(await response.arrayBuffer(), year, contentType)
+      const key = leadingKey(storeId, year)
+      const { buckets, mismatch } = await bucketResponse(response, year, (lead) =>
+        setLeading(key, { buckets: lead, startedIn }),
+      )
+      // The records win; their difference from the leading sums is a defect of the server's.
+      if (mismatch)
+        console.error(new Error(`usage answer: its leading sums differ from its records (${mismatch})`))
       if (!isSessionCurrent(startedIn)) throw new StaleSessionError()
+      // Replaced by the data this returns (the screen reads the leading sums only without data).
+      leading.delete(key)
       return { buckets, etag, rev: revOf(response) }
     },
   })

@@ -1,11 +1,13 @@
-// Hands usage bytes to the bucketing worker and resolves with its buckets. Where a worker cannot run
-// (an old browser, a test environment, a worker that failed to load), bucketing runs here instead,
-// with the same code loaded on demand.
+// Hands a usage answer's body to the bucketing worker as it streams and resolves with its buckets (and,
+// for a version 2 compact answer, calls `onLeading` with the buckets of its leading sums as soon as they
+// have arrived). Where a worker cannot run (an old browser, a test environment, a worker that failed to
+// load), bucketing runs here instead, with the same code loaded on demand.
 
 import type { Buckets } from '../figures/buckets.ts'
-import type { BucketReply, BucketRequest } from './bucket.worker.ts'
+import type { BucketPiece, BucketReply, BucketRequest } from './bucket.worker.ts'
+import type { Fed } from './bucket-records.ts'
 
-type Pending = { resolve(buckets: Buckets): void; reject(error: Error): void }
+type Pending = { resolve(fed: Fed): void; reject(error: Error): void; onLeading(leading: Buckets): void }
 
 let worker: Worker | null | undefined
 let nextId = 1
@@ -21,8 +23,9 @@ function startWorker(): Worker | null {
     started.onmessage = ({ data }: MessageEvent<BucketReply>) => {
       const request = pending.get(data.id)
       if (!request) return
+      if ('leading' in data) return request.onLeading(data.leading)
       pending.delete(data.id)
-      if ('buckets' in data) request.resolve(data.buckets)
+      if ('buckets' in data) request.resolve(data)
       else request.reject(new Error(data.error))
     }
     started.onerror = (event) => {
@@ -41,25 +44,57 @@ function startWorker(): Worker | null {
   }
 }
 
-/** The buckets of a usage answer's bytes, JSON or compact as its Content-Type says. */
-export function bucketInWorker(
-  bytes: ArrayBuffer,
+/** Reads a body here, handing each piece to `push` as it arrives. */
+async function readHere(body: ReadableStream<Uint8Array> | null, push: (piece: Uint8Array) => void) {
+  const reader = body?.getReader()
+  for (;;) {
+    const read = await reader?.read()
+    if (!read || read.done) return
+    push(read.value)
+  }
+}
+
+/**
+ * The buckets of a usage answer, JSON or compact as its Content-Type says, read as it streams: the body
+ * goes to the worker (transferred; where a browser cannot transfer a stream, read here and posted piece
+ * by piece). A body that fails partway rejects, after `onLeading` may have been called.
+ */
+export function bucketResponse(
+  response: Response,
   year: number,
-  contentType: string | null,
-): Promise<Buckets> {
+  onLeading: (leading: Buckets) => void,
+): Promise<Fed> {
   if (worker === undefined) worker = startWorker()
+  const contentType = response.headers.get('content-type')
+  const body = response.body
   return new Promise((resolve, reject) => {
     const target = worker
     if (!target) {
-      import('./bucket-records.ts').then(
-        ({ bucketUsage }) => resolve(bucketUsage(bytes, year, contentType)),
-        reject,
-      )
+      import('./bucket-records.ts')
+        .then(async ({ usageFeed }) => {
+          const feed = usageFeed(year, contentType, onLeading)
+          await readHere(body, feed.push)
+          return feed.end()
+        })
+        .then(resolve, reject)
       return
     }
     const id = nextId++
-    pending.set(id, { resolve, reject })
-    const message: BucketRequest = { id, bytes, year, contentType }
-    target.postMessage(message, [bytes])
+    pending.set(id, { resolve, reject, onLeading })
+    try {
+      target.postMessage(
+        { id, year, contentType, stream: body ?? undefined } satisfies BucketRequest,
+        body ? [body] : [],
+      )
+      if (!body) target.postMessage({ id, end: true } satisfies BucketPiece)
+    } catch {
+      // This browser cannot transfer a stream: its pieces, then.
+      target.postMessage({ id, year, contentType } satisfies BucketRequest)
+      const post = (piece: BucketPiece, transfer: Transferable[] = []) => target.postMessage(piece, transfer)
+      readHere(body, (piece) => post({ id, piece }, [piece.buffer])).then(
+        () => post({ id, end: true }),
+        (error: unknown) => post({ id, error: String(error) }),
+      )
+    }
   })
 }

@@ -6,7 +6,13 @@
 // and is not a sale; a zero amount counts nothing.
 import { isValid, parseISO } from 'date-fns'
 import * as canonical from '../../contract/usage-bytes.ts'
-import { decodeUsage, isCompactUsageType } from '../../contract/usage-compact.ts'
+import {
+  decodeUsage,
+  isCompactUsageType,
+  type LeadingSums,
+  readLeadingSums,
+} from '../../contract/usage-compact.ts'
+import { isCompactUsageTypeV2 } from '../../contract/usage-compact-type.ts'
 import { type Buckets, emptyBuckets } from '../figures/buckets.ts'
 import { dayOfYear, daysInMonth, hourMs } from '../figures/calendar.ts'
 
@@ -255,8 +261,8 @@ export function bucketCompact(bytes: ArrayBuffer | Uint8Array, year: number): Bu
 }
 
 /**
- * The buckets of one year from the bytes of a usage answer: our compact encoding when its
- * Content-Type says so, else JSON `{ "usages": [...] }` (the canonical fast path, or parsed exactly).
+ * The buckets of one year from the bytes of a usage answer: our compact encoding (version 1, or
+ * version 2's records) when its Content-Type says so, else JSON `{ "usages": [...] }` (the canonical fast path, or parsed exactly).
  */
 export function bucketUsage(
   bytes: ArrayBuffer | Uint8Array,
@@ -265,5 +271,84 @@ export function bucketUsage(
 ): Buckets {
   const view = asBytes(bytes)
   if (isCompactUsageType(contentType)) return bucketCompact(view, year)
+  if (isCompactUsageTypeV2(contentType)) {
+    const lead = readLeadingSums(view, year)
+    if (!lead) throw new Error('compact usage: the answer ended within its leading sums')
+    return bucketCompact(view.subarray(lead.recordsAt), year)
+  }
   return scanCanonical(view, year) ?? bucketExactly(view, year)
+}
+
+/** The buckets the leading sums of a version 2 answer give: days, months, the year, with their sales; no hours yet. */
+export function leadingBuckets({ year, daySums, dayCounts }: LeadingSums): Buckets {
+  const b = emptyBuckets(year)
+  let day = 0
+  for (let m = 0; m < 12; m++) {
+    const days = b.days[m] as number[]
+    const counts = b.dayCounts[m] as number[]
+    for (let d = 0; d < days.length; d++, day++) {
+      days[d] = daySums[day] as number
+      counts[d] = dayCounts[day] as number
+      b.months[m] = (b.months[m] as number) + (days[d] as number)
+      b.monthCounts[m] = (b.monthCounts[m] as number) + (counts[d] as number)
+    }
+    b.total += b.months[m] as number
+    b.sales += b.monthCounts[m] as number
+  }
+  return b
+}
+
+/** What a whole answer gave: its buckets, and for a version 2 answer whose leading sums its records contradict, how. */
+export interface Fed {
+  buckets: Buckets
+  mismatch?: string
+}
+
+/**
+ * Buckets a usage answer as its bytes arrive (`push` each piece, `end` once the body is complete). For a
+ * version 2 answer, `onLeading` gets the buckets of its leading sums as soon as they have arrived; at the
+ * end the records are bucketed, and they win: where their days differ from the leading sums, `mismatch`
+ * says how (the caller reports it as an error). Any other answer is bucketed at the end, as `bucketUsage`.
+ */
+export function usageFeed(year: number, contentType: string | null, onLeading: (leading: Buckets) => void) {
+  const chunks: Uint8Array[] = []
+  let length = 0
+  const v2 = isCompactUsageTypeV2(contentType)
+  let lead: { sums: LeadingSums; recordsAt: number } | undefined
+  const joined = () => {
+    const bytes = new Uint8Array(length)
+    let at = 0
+    for (const chunk of chunks) {
+      bytes.set(chunk, at)
+      at += chunk.length
+    }
+    chunks.splice(0, chunks.length, bytes)
+    return bytes
+  }
+  return {
+    push(chunk: Uint8Array) {
+      chunks.push(chunk)
+      length += chunk.length
+      if (v2 && !lead) {
+        lead = readLeadingSums(joined(), year)
+        if (lead) onLeading(leadingBuckets(lead.sums))
+      }
+    },
+    end(): Fed {
+      const bytes = joined()
+      if (!v2) return { buckets: bucketUsage(bytes, year, contentType) }
+      lead ??= readLeadingSums(bytes, year)
+      if (!lead) throw new Error('compact usage: the answer ended within its leading sums')
+      const buckets = bucketCompact(bytes.subarray(lead.recordsAt), year)
+      const days = buckets.days.flat()
+      const counts = buckets.dayCounts.flat()
+      const { daySums, dayCounts } = lead.sums
+      const wrong = days.findIndex((sum, d) => sum !== daySums[d] || counts[d] !== dayCounts[d])
+      if (wrong < 0) return { buckets }
+      return {
+        buckets,
+        mismatch: `day ${wrong + 1} of ${year}: leading sums ${daySums[wrong]} won, ${dayCounts[wrong]} sales; records ${days[wrong]} won, ${counts[wrong]} sales`,
+      }
+    },
+  }
 }

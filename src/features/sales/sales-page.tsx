@@ -105,6 +105,17 @@ export function SalesPage({
           storeName={storeName}
           now={now}
         />
+      ) : shown.leading && shown.status !== 'offline' ? (
+        // The leading sums of a version 2 answer (decision 116): totals and charts now, the rest when
+        // the records are complete, or an honest failure if they never come.
+        <Figures
+          buckets={shown.leading}
+          previous={undefined}
+          period={period}
+          storeName={storeName}
+          now={now}
+          leading={{ retry: shown.status === 'failed' ? shown.retry : undefined }}
+        />
       ) : shown.status === 'offline' ? (
         <div className="sales-unavailable" role="status">
           <h2>오프라인에서는 볼 수 없는 기간입니다</h2>
@@ -156,12 +167,18 @@ function Figures({
   period,
   storeName,
   now,
+  leading,
 }: {
   buckets: Buckets
   previous: Buckets | undefined
   period: Period
   storeName: string | undefined
   now: Date
+  /**
+   * Given when `buckets` are only the leading sums: the rest of the screen waits for the records, with
+   * a retry once they failed (`retry` undefined while they are on their way).
+   */
+  leading?: { retry: (() => void) | undefined }
 }) {
   const { year, month } = period
   const today = currentPeriod(now)
@@ -183,16 +200,22 @@ function Figures({
     )
   }
 
+  const whole = !leading
+  const retry = leading?.retry
   return (
-    <div className="sales-figures" aria-busy={false}>
+    <div className="sales-figures" aria-busy={!whole}>
       <section className="summary" aria-label="매출 합계">
-        <YearBox year={year} total={buckets.total} figures={yearComparison(buckets, previous, now)} />
+        <YearBox
+          year={year}
+          total={buckets.total}
+          figures={whole ? yearComparison(buckets, previous, now) : undefined}
+        />
         <MonthBox
           month={month}
           total={monthTotal}
-          figures={monthComparison(buckets, month, before.buckets, now)}
-          projection={isCurrentMonth ? monthProjection(buckets, previous, month, now) : undefined}
-          today={isCurrentMonth ? (todayComparison(buckets, previous, now) ?? undefined) : undefined}
+          figures={whole ? monthComparison(buckets, month, before.buckets, now) : undefined}
+          projection={whole && isCurrentMonth ? monthProjection(buckets, previous, month, now) : undefined}
+          today={whole && isCurrentMonth ? (todayComparison(buckets, previous, now) ?? undefined) : undefined}
         />
       </section>
       <LineChart
@@ -221,18 +244,31 @@ function Figures({
         formatTick={compactNumber}
         summary={`${year}년 합계 ${won(buckets.total)}`}
       />
-      <HoursSection month={month} grid={grid} busiest={busiestHours(grid)} formatValue={won} />
-      <div className="sales-tools">
-        <p className="day-start-note">{dayStartNote(deviceOffsetMinutes(now))}</p>
-        <div className="export-buttons">
-          <button type="button" className="export-button" onClick={() => void download(false)}>
-            {month}월 CSV 내려받기
-          </button>
-          <button type="button" className="export-button" onClick={() => void download(true)}>
-            {year}년 CSV 내려받기
-          </button>
+      {!whole ? (
+        <p className="sales-notice" role="status" data-testid="rest-status">
+          {retry ? '나머지 매출을 불러오지 못했습니다' : '나머지 매출을 불러오는 중…'}
+          {retry && (
+            <button type="button" className="retry-button" onClick={retry}>
+              다시 시도
+            </button>
+          )}
+        </p>
+      ) : (
+        <HoursSection month={month} grid={grid} busiest={busiestHours(grid)} formatValue={won} />
+      )}
+      {whole && (
+        <div className="sales-tools">
+          <p className="day-start-note">{dayStartNote(deviceOffsetMinutes(now))}</p>
+          <div className="export-buttons">
+            <button type="button" className="export-button" onClick={() => void download(false)}>
+              {month}월 CSV 내려받기
+            </button>
+            <button type="button" className="export-button" onClick={() => void download(true)}>
+              {year}년 CSV 내려받기
+            </button>
+          </div>
         </div>
-      </div>
+      )}
     </div>
   )
 }

@@ -176,8 +176,10 @@ describe('the compact usage encoding', () => {
     expect(() => bucketUsage(bytes.slice(0, 100), 2026, compactUsageType)).toThrow()
   })
 
-  it('is named by its media type, version 1, which the app asks for before JSON', () => {
-    expect(usageAccept).toBe('application/vnd.laundry.usage; v=1, application/json;q=0.9')
+  it('is named by its media type, version 1, which the app asks for after version 2 and before JSON', () => {
+    expect(usageAccept).toBe(
+      'application/vnd.laundry.usage; v=2, application/vnd.laundry.usage; v=1;q=0.95, application/json;q=0.9',
+    )
     expect(isCompactUsageType(compactUsageType)).toBe(true)
     expect(isCompactUsageType('application/vnd.laundry.usage;v=1')).toBe(true)
     expect(isCompactUsageType('application/vnd.laundry.usage')).toBe(false)
