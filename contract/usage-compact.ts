@@ -374,35 +374,26 @@ export function readLeadingSums(
   bytes: Uint8Array,
   year: number,
 ): { sums: LeadingSums; recordsAt: number } | undefined {
-  const end = bytes.length
-  for (let i = 0; i < magicV2.length && i < end; i++) if (bytes[i] !== magicV2[i]) throw malformed()
-  let at: number = magicV2.length
-  const incomplete = Symbol()
-  const varint = () => {
-    let value = 0
-    let factor = 1
-    for (;;) {
-      if (at >= end) throw incomplete
-      if (factor > largest) throw malformed()
-      const byte = bytes[at++] as number
-      value += (byte & 127) * factor
-      if (byte < 128) {
-        if (value > Number.MAX_SAFE_INTEGER) throw malformed()
-        return value
-      }
-      factor *= 128
-    }
+  const days = yearDays(year)
+  for (let i = 0; i < 3 && i < bytes.length; i++) if (bytes[i] !== magicV2[i]) throw malformed()
+  // The year, D, then D sums and D counts: varints all, read as they come.
+  const values: number[] = []
+  let at = 3
+  let value = 0
+  let factor = 1
+  while (values.length < 2 + 2 * days) {
+    if (at >= bytes.length) return undefined
+    const byte = bytes[at++] as number
+    value += (byte & 127) * factor
+    factor *= 128
+    if (byte < 128) {
+      if (value > Number.MAX_SAFE_INTEGER || (values.length < 2 && value !== [year, days][values.length]))
+        throw malformed()
+      values.push(value)
+      value = 0
+      factor = 1
+    } else if (factor > largest) throw malformed()
   }
-  try {
-    if (varint() !== year || varint() !== yearDays(year)) throw malformed()
-    const days = yearDays(year)
-    const daySums: number[] = []
-    const dayCounts: number[] = []
-    for (let d = 0; d < days; d++) daySums.push(unzigzag(varint()))
-    for (let d = 0; d < days; d++) dayCounts.push(varint())
-    return { sums: { year, daySums, dayCounts }, recordsAt: at }
-  } catch (error) {
-    if (error === incomplete) return undefined
-    throw error
-  }
+  const daySums = values.slice(2, 2 + days).map(unzigzag)
+  return { sums: { year, daySums, dayCounts: values.slice(2 + days) }, recordsAt: at }
 }

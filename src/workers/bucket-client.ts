@@ -4,7 +4,7 @@
 // load), bucketing runs here instead, with the same code loaded on demand.
 
 import type { Buckets } from '../figures/buckets.ts'
-import type { BucketPiece, BucketReply, BucketRequest } from './bucket.worker.ts'
+import type { BucketReply, BucketRequest } from './bucket.worker.ts'
 import type { Fed } from './bucket-records.ts'
 
 type Pending = { resolve(fed: Fed): void; reject(error: Error): void; onLeading(leading: Buckets): void }
@@ -67,30 +67,23 @@ export function bucketResponse(
   if (worker === undefined) worker = startWorker()
   const contentType = response.headers.get('content-type')
   const body = response.body
+  const target = worker
+  if (!target)
+    return import('./bucket-records.ts').then(async ({ usageFeed }) => {
+      const feed = usageFeed(year, contentType, onLeading)
+      await readHere(body, feed.push)
+      return feed.end()
+    })
   return new Promise((resolve, reject) => {
-    const target = worker
-    if (!target) {
-      import('./bucket-records.ts')
-        .then(async ({ usageFeed }) => {
-          const feed = usageFeed(year, contentType, onLeading)
-          await readHere(body, feed.push)
-          return feed.end()
-        })
-        .then(resolve, reject)
-      return
-    }
     const id = nextId++
     pending.set(id, { resolve, reject, onLeading })
+    const post = (message: BucketRequest, transfer: Transferable[] = []) =>
+      target.postMessage(message, transfer)
     try {
-      target.postMessage(
-        { id, year, contentType, stream: body ?? undefined } satisfies BucketRequest,
-        body ? [body] : [],
-      )
-      if (!body) target.postMessage({ id, end: true } satisfies BucketPiece)
+      post({ id, year, contentType, stream: body as ReadableStream<Uint8Array> }, [body as ReadableStream])
     } catch {
-      // This browser cannot transfer a stream: its pieces, then.
-      target.postMessage({ id, year, contentType } satisfies BucketRequest)
-      const post = (piece: BucketPiece, transfer: Transferable[] = []) => target.postMessage(piece, transfer)
+      // No body, or a browser that cannot transfer a stream: its pieces, read here.
+      post({ id, year, contentType })
       readHere(body, (piece) => post({ id, piece }, [piece.buffer])).then(
         () => post({ id, end: true }),
         (error: unknown) => post({ id, error: String(error) }),

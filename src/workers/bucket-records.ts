@@ -261,8 +261,8 @@ export function bucketCompact(bytes: ArrayBuffer | Uint8Array, year: number): Bu
 }
 
 /**
- * The buckets of one year from the bytes of a usage answer: our compact encoding (version 1, or
- * version 2's records) when its Content-Type says so, else JSON `{ "usages": [...] }` (the canonical fast path, or parsed exactly).
+ * The buckets of one year from the bytes of a usage answer: our compact encoding (version 1; version
+ * 2 goes through `usageFeed`) when its Content-Type says so, else JSON `{ "usages": [...] }` (the canonical fast path, or parsed exactly).
  */
 export function bucketUsage(
   bytes: ArrayBuffer | Uint8Array,
@@ -271,31 +271,24 @@ export function bucketUsage(
 ): Buckets {
   const view = asBytes(bytes)
   if (isCompactUsageType(contentType)) return bucketCompact(view, year)
-  if (isCompactUsageTypeV2(contentType)) {
-    const lead = readLeadingSums(view, year)
-    if (!lead) throw new Error('compact usage: the answer ended within its leading sums')
-    return bucketCompact(view.subarray(lead.recordsAt), year)
-  }
+
   return scanCanonical(view, year) ?? bucketExactly(view, year)
 }
 
-/** The buckets the leading sums of a version 2 answer give: days, months, the year, with their sales; no hours yet. */
+/**
+ * The buckets the leading sums of a version 2 answer give: days, months, the year, with their sales
+ * (through `finish`, each day's sums put in its first hour); no hours, records or last sale.
+ */
 export function leadingBuckets({ year, daySums, dayCounts }: LeadingSums): Buckets {
   const b = emptyBuckets(year)
-  let day = 0
-  for (let m = 0; m < 12; m++) {
-    const days = b.days[m] as number[]
-    const counts = b.dayCounts[m] as number[]
-    for (let d = 0; d < days.length; d++, day++) {
-      days[d] = daySums[day] as number
-      counts[d] = dayCounts[day] as number
-      b.months[m] = (b.months[m] as number) + (days[d] as number)
-      b.monthCounts[m] = (b.monthCounts[m] as number) + (counts[d] as number)
-    }
-    b.total += b.months[m] as number
-    b.sales += b.monthCounts[m] as number
-  }
-  return b
+  const { hourSums, hourCounts } = b
+  daySums.forEach((sum, day) => {
+    hourSums[day * 24] = sum
+    hourCounts[day * 24] = dayCounts[day] as number
+  })
+  finish(b)
+  const { hourSums: noSums, hourCounts: noCounts } = emptyBuckets(year)
+  return { ...b, hourSums: noSums, hourCounts: noCounts }
 }
 
 /** What a whole answer gave: its buckets, and for a version 2 answer whose leading sums its records contradict, how. */
@@ -347,7 +340,7 @@ export function usageFeed(year: number, contentType: string | null, onLeading: (
       if (wrong < 0) return { buckets }
       return {
         buckets,
-        mismatch: `day ${wrong + 1} of ${year}: leading sums ${daySums[wrong]} won, ${dayCounts[wrong]} sales; records ${days[wrong]} won, ${counts[wrong]} sales`,
+        mismatch: `day ${wrong + 1}: ${daySums[wrong]}/${dayCounts[wrong]} ≠ ${days[wrong]}/${counts[wrong]}`,
       }
     },
   }
