@@ -13,16 +13,13 @@
 // Pure TypeScript, no dependency, no Node or DOM: the server and the worker import it alike. Its media
 // type is in usage-compact-type.ts, which the app's main thread imports without this code.
 
+import { compactUsageVersion } from './usage-compact-type.ts'
+
 /**
  * Whether a Content-Type (or one Accept entry, its q left aside) names the compact form, version 1:
  * `compactUsageType` of usage-compact-type.ts, any case and spacing.
  */
-export function isCompactUsageType(value: string | null | undefined): boolean {
-  if (!value) return false
-  const [name, ...params] = value.split(';')
-  if (name?.trim().toLowerCase() !== 'application/vnd.laundry.usage') return false
-  return params.some((param) => /^\s*v\s*=\s*"?1"?\s*$/i.test(param))
-}
+export const isCompactUsageType = (value: string | null | undefined) => compactUsageVersion(value) === 1
 
 /** The first bytes of every answer: "LU" and the format version. */
 const magic = [0x4c, 0x55, 1] as const

@@ -2,13 +2,12 @@
 // §4.4, decision 25): the sales screen and the stores overview. The status is what the figures are
 // worth now, so that kept figures never pass for current ones, and a store-year never shows another's.
 // The overview, which shows every store at once, reads the same from the cache (cached-year-figures.ts).
-import { useQuery } from '@tanstack/react-query'
-import { useSyncExternalStore } from 'react'
+import { skipToken, useQuery } from '@tanstack/react-query'
 import { OfflineError } from '../lib/api.ts'
 import { useOnline } from '../lib/online.ts'
 import type { Buckets } from './buckets.ts'
 import { useLive } from './live.ts'
-import { leadingOf, onLeading, type Usage, usageQuery } from './year-query.ts'
+import { leadingKey, type Usage, usageQuery } from './year-query.ts'
 
 /**
  * - `loading`: nothing of this store-year yet, and nothing known to be wrong: it is on its way;
@@ -73,7 +72,7 @@ export function useYearFigures(storeId: number, year: number) {
   const previous = useQuery({ ...usageQuery(storeId, year - 1, false), enabled: query.data !== undefined })
   useLive(storeId, year, query.data?.rev !== undefined)
   const online = useOnline()
-  const lead = useSyncExternalStore(onLeading, () => leadingOf(storeId, year))
+  const lead = useQuery<Buckets>({ queryKey: leadingKey(storeId, year), queryFn: skipToken }).data
   return {
     ...yearFigures(query, previous.data, online),
     leading: query.data ? undefined : lead,

@@ -21,32 +21,12 @@ export interface Usage {
 }
 
 /**
- * The buckets of the leading sums of a version 2 answer still streaming (decision 116), by store-year,
- * with the session they were fetched in: the totals and charts are shown from them until the records
- * are complete (then the query's data replaces them) and while the rest failed. Never kept: not in the
- * query's cache, so never on the device, never taken for complete figures.
+ * The query key of the buckets of the leading sums of a version 2 answer still streaming (decision
+ * 116): the totals and charts are shown from them until the records are complete (then the year
+ * query's data replaces them) and while the rest failed. Not a usage key, so never kept on the device
+ * nor taken for complete figures; a session's end clears them with the rest of the cache.
  */
-const leading = new Map<string, { buckets: Buckets; startedIn: number }>()
-const leadingListeners = new Set<() => void>()
-const leadingKey = (storeId: number, year: number) => `${storeId}/${year}`
-
-function setLeading(key: string, value?: { buckets: Buckets; startedIn: number }) {
-  if (value) leading.set(key, value)
-  else if (!leading.delete(key)) return
-  for (const listener of leadingListeners) listener()
-}
-
-/** Subscribes to the leading sums' changes (useSyncExternalStore's subscribe). */
-export function onLeading(listener: () => void) {
-  leadingListeners.add(listener)
-  return () => void leadingListeners.delete(listener)
-}
-
-/** The leading sums' buckets of a store-year being fetched in this session, if they have arrived. */
-export function leadingOf(storeId: number, year: number): Buckets | undefined {
-  const found = leading.get(leadingKey(storeId, year))
-  return found && isSessionCurrent(found.startedIn) ? found.buckets : undefined
-}
+export const leadingKey = (storeId: number, year: number) => ['usage-leading', storeId, year] as const
 
 /** The store-years (query hashes) whose changes call failed in this browser: their query fetches as before. */
 export const liveFailing = new Set<string>()
@@ -135,15 +115,17 @@ export const usageQuery = (storeId: number, year: number, followed = true) =>
       }
       const etag = response.headers.get('etag')
       const key = leadingKey(storeId, year)
-      const { buckets, mismatch } = await bucketResponse(response, year, (lead) =>
-        setLeading(key, { buckets: lead, startedIn }),
+      const { buckets, mismatch } = await bucketResponse(
+        response,
+        year,
+        (lead) => isSessionCurrent(startedIn) && client.setQueryData(key, lead),
       )
       // The records win; their difference from the leading sums is a defect of the server's.
       if (mismatch)
         console.error(new Error(`usage answer: its leading sums differ from its records (${mismatch})`))
       if (!isSessionCurrent(startedIn)) throw new StaleSessionError()
-      // Replaced by the data this returns (the screen reads the leading sums only without data).
-      leading.delete(key)
+      // Replaced by the data this returns.
+      void client.resetQueries({ queryKey: key, exact: true })
       return { buckets, etag, rev: revOf(response) }
     },
   })

@@ -8,7 +8,8 @@ import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { encodeUsage, encodeUsageV2, leadingSums, readLeadingSums } from '../../../contract/usage-compact.ts'
 import { compactUsageTypeV2, usageAccept } from '../../../contract/usage-compact-type.ts'
-import { leadingOf, type Usage, usageKeys, usageQuery } from '../../../src/figures/year-query.ts'
+import type { Buckets } from '../../../src/figures/buckets.ts'
+import { leadingKey, type Usage, usageKeys, usageQuery } from '../../../src/figures/year-query.ts'
 import {
   bucketCompact,
   bucketExactly,
@@ -209,19 +210,19 @@ describe('the usage query with version 2', () => {
     const fetched = client.fetchQuery(usageQuery(1, 2026))
     await settle()
     expect(server.calls[0]?.accept).toBe(usageAccept)
-    expect(leadingOf(1, 2026)).toBeUndefined()
+    expect(client.getQueryData<Buckets>(leadingKey(1, 2026))).toBeUndefined()
     stream.next(recordsAt - 1)
     await settle()
-    expect(leadingOf(1, 2026)).toBeUndefined()
+    expect(client.getQueryData<Buckets>(leadingKey(1, 2026))).toBeUndefined()
     stream.next(recordsAt + 16)
     await settle()
-    expect(leadingOf(1, 2026)?.total).toBe(6500)
-    expect(leadingOf(1, 2026)?.months[2]).toBe(3000)
+    expect(client.getQueryData<Buckets>(leadingKey(1, 2026))?.total).toBe(6500)
+    expect(client.getQueryData<Buckets>(leadingKey(1, 2026))?.months[2]).toBe(3000)
     expect(client.getQueryData(usageKeys.year(1, 2026))).toBeUndefined()
     stream.next()
     const usage = await fetched
     expect(usage).toMatchObject({ etag: 'W/"2"', rev: 3, buckets: { total: 6500, sales: 2, records: 3 } })
-    expect(leadingOf(1, 2026)).toBeUndefined()
+    expect(client.getQueryData<Buckets>(leadingKey(1, 2026))).toBeUndefined()
   })
 
   it('a connection cut after the sums: the query fails, the sums stay shown, nothing is kept', async () => {
@@ -239,7 +240,7 @@ describe('the usage query with version 2', () => {
     await settle()
     stream.cut()
     await expect(fetched).rejects.toThrow()
-    expect(leadingOf(2, 2026)?.total).toBe(6500)
+    expect(client.getQueryData<Buckets>(leadingKey(2, 2026))?.total).toBe(6500)
     expect(client.getQueryData<Usage>(usageKeys.year(2, 2026))).toBeUndefined()
   })
 
