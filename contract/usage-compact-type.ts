@@ -12,20 +12,3 @@ export const compactUsageTypeV2 = 'application/vnd.laundry.usage; v=2'
  */
 export const usageAccept =
   'application/vnd.laundry.usage; v=2, application/vnd.laundry.usage; v=1;q=0.95, application/json;q=0.9'
-
-/**
- * The version of the compact form a Content-Type (or one Accept entry, its q left aside) names, any case
- * and spacing (`v=1`, `v="2"`); 0 for anything else.
- */
-export function compactUsageVersion(value: string | null | undefined): number {
-  const [name, ...params] = (value ?? '').split(';')
-  if (name?.trim().toLowerCase() !== 'application/vnd.laundry.usage') return 0
-  for (const param of params) {
-    const version = /^\s*v\s*=\s*"?([12])"?\s*$/i.exec(param)
-    if (version) return Number(version[1])
-  }
-  return 0
-}
-
-/** Whether a Content-Type (or one Accept entry) names the compact form, version 2. */
-export const isCompactUsageTypeV2 = (value: string | null | undefined) => compactUsageVersion(value) === 2

@@ -13,7 +13,22 @@
 // Pure TypeScript, no dependency, no Node or DOM: the server and the worker import it alike. Its media
 // type is in usage-compact-type.ts, which the app's main thread imports without this code.
 
-import { compactUsageVersion } from './usage-compact-type.ts'
+/**
+ * The version of the compact form a Content-Type (or one Accept entry, its q left aside) names, any case
+ * and spacing (`v=1`, `v="2"`); 0 for anything else.
+ */
+export function compactUsageVersion(value: string | null | undefined): number {
+  const [name, ...params] = (value ?? '').split(';')
+  if (name?.trim().toLowerCase() !== 'application/vnd.laundry.usage') return 0
+  for (const param of params) {
+    const version = /^\s*v\s*=\s*"?([12])"?\s*$/i.exec(param)
+    if (version) return Number(version[1])
+  }
+  return 0
+}
+
+/** Whether a Content-Type (or one Accept entry) names the compact form, version 2. */
+export const isCompactUsageTypeV2 = (value: string | null | undefined) => compactUsageVersion(value) === 2
 
 /**
  * Whether a Content-Type (or one Accept entry, its q left aside) names the compact form, version 1:
@@ -233,43 +248,55 @@ export const isCompactUsage = (bytes: Uint8Array) =>
 const malformed = () => new Error('compact usage: malformed answer')
 
 /**
+ * Reads the varints of `bytes` from `at`: `next()` returns the one at `at` and moves past it; it throws
+ * at the end of the bytes (`at` is then their length) and on one beyond a safe integer.
+ */
+function varints(bytes: Uint8Array, at: number) {
+  const read = {
+    at,
+    next() {
+      let value = 0
+      let factor = 1
+      for (;;) {
+        if (read.at >= bytes.length || factor > largest) throw malformed()
+        const byte = bytes[read.at++] as number
+        value += (byte & 127) * factor
+        if (byte < 128) {
+          if (value > Number.MAX_SAFE_INTEGER) throw malformed()
+          return value
+        }
+        factor *= 128
+      }
+    },
+  }
+  return read
+}
+
+/**
  * Decodes a compact answer, calling `record(createdAt, amount)` for every record in order (ms since
  * the epoch, won): no record objects, no strings, no Dates. Returns the number of records. Throws on
  * bytes that are not a whole answer of version 1.
  */
 export function decodeUsage(bytes: Uint8Array, record: (createdAt: number, amount: number) => void): number {
   if (!isCompactUsage(bytes)) throw malformed()
-  let at: number = magic.length
+  const read = varints(bytes, magic.length)
+  const varint = read.next
   const end = bytes.length
-  const varint = () => {
-    let value = 0
-    let factor = 1
-    for (;;) {
-      if (at >= end || factor > largest) throw malformed()
-      const byte = bytes[at++] as number
-      value += (byte & 127) * factor
-      if (byte < 128) {
-        if (value > Number.MAX_SAFE_INTEGER) throw malformed()
-        return value
-      }
-      factor *= 128
-    }
-  }
   const n = varint()
   if (n === 0) {
-    if (at !== end) throw malformed()
+    if (read.at !== end) throw malformed()
     return 0
   }
   let instant = unzigzag(varint())
   if (Math.abs(instant) >= latest) throw malformed()
-  const planes = bytes[at++] as number
-  const k = bytes[at++] as number
-  if (planes > maxPlanes || k > 127 || at > end) throw malformed()
+  const planes = bytes[read.at++] as number
+  const k = bytes[read.at++] as number
+  if (planes > maxPlanes || k > 127 || read.at > end) throw malformed()
   const dictionary = new Float64Array(k)
   for (let i = 0; i < k; i++) dictionary[i] = unzigzag(varint())
   const codes = k + 1
   const highCodes = Math.floor(256 / codes)
-  const heads = at
+  const heads = read.at
   const low = heads + n
   let overflow = low + n * planes
   if (overflow > end) throw malformed()
@@ -282,7 +309,7 @@ export function decodeUsage(bytes: Uint8Array, record: (createdAt: number, amoun
   }
   const escapedHigh = highCodes - 1
   const scale = 2 ** (8 * planes)
-  at = overflow
+  read.at = overflow
   for (let i = 0; i < n; i++) {
     const head = bytes[heads + i] as number
     let high = highOf[head] as number
@@ -295,7 +322,7 @@ export function decodeUsage(bytes: Uint8Array, record: (createdAt: number, amoun
     const code = amountOf[head] as number
     record(instant, code < k ? (dictionary[code] as number) : unzigzag(varint()))
   }
-  overflow = at
+  overflow = read.at
   if (overflow !== end) throw malformed()
   return n
 }
@@ -373,24 +400,16 @@ export function readLeadingSums(
 ): { sums: LeadingSums; recordsAt: number } | undefined {
   const days = yearDays(year)
   for (let i = 0; i < 3 && i < bytes.length; i++) if (bytes[i] !== magicV2[i]) throw malformed()
-  // The year, D, then D sums and D counts: varints all, read as they come.
+  // The year, D, then D sums and D counts: varints all, read as far as they have come.
+  const read = varints(bytes, 3)
   const values: number[] = []
-  let at = 3
-  let value = 0
-  let factor = 1
-  while (values.length < 2 + 2 * days) {
-    if (at >= bytes.length) return undefined
-    const byte = bytes[at++] as number
-    value += (byte & 127) * factor
-    factor *= 128
-    if (byte < 128) {
-      if (value > Number.MAX_SAFE_INTEGER || (values.length < 2 && value !== [year, days][values.length]))
-        throw malformed()
-      values.push(value)
-      value = 0
-      factor = 1
-    } else if (factor > largest) throw malformed()
+  try {
+    while (values.length < 2 + 2 * days) values.push(read.next())
+  } catch (error) {
+    if (read.at < bytes.length) throw error
+    return undefined
   }
+  if (values[0] !== year || values[1] !== days) throw malformed()
   const daySums = values.slice(2, 2 + days).map(unzigzag)
-  return { sums: { year, daySums, dayCounts: values.slice(2 + days) }, recordsAt: at }
+  return { sums: { year, daySums, dayCounts: values.slice(2 + days) }, recordsAt: read.at }
 }

@@ -1,7 +1,6 @@
 // Content negotiation of the usage answer: which form (the contract's JSON, or the compact encoding a
 // client's Accept prefers), which compression (Accept-Encoding), and whether If-None-Match names it.
-import { isCompactUsageType } from '../../contract/usage-compact.ts'
-import { isCompactUsageTypeV2 } from '../../contract/usage-compact-type.ts'
+import { isCompactUsageType, isCompactUsageTypeV2 } from '../../contract/usage-compact.ts'
 import type { UsageForm } from './answer.ts'
 
 /** Whether a client accepts an encoding (a q=0 refusal counts as not accepting). */

@@ -44,50 +44,60 @@ function startWorker(): Worker | null {
   }
 }
 
-/** Reads a body here, handing each piece to `push` as it arrives. */
-async function readHere(body: ReadableStream<Uint8Array> | null, push: (piece: Uint8Array) => void) {
-  const reader = body?.getReader()
-  for (;;) {
-    const read = await reader?.read()
-    if (!read || read.done) return
-    push(read.value)
-  }
-}
-
 /**
- * The buckets of a usage answer, JSON or compact as its Content-Type says, read as it streams: the body
- * goes to the worker (transferred; where a browser cannot transfer a stream, read here and posted piece
- * by piece). A body that fails partway rejects, after `onLeading` may have been called.
+ * The buckets of a usage answer, JSON or compact as its Content-Type says, read as it streams: this
+ * thread reads the body (a transferred stream is not in every browser) and posts each piece to the
+ * worker as it arrives. A body that fails partway rejects, after `onLeading` may have been called.
  */
-export function bucketResponse(
+export async function bucketResponse(
   response: Response,
   year: number,
   onLeading: (leading: Buckets) => void,
 ): Promise<Fed> {
   if (worker === undefined) worker = startWorker()
   const contentType = response.headers.get('content-type')
-  const body = response.body
+  const reader = response.body?.getReader()
   const target = worker
-  if (!target)
-    return import('./bucket-records.ts').then(async ({ usageFeed }) => {
-      const feed = usageFeed(year, contentType, onLeading)
-      await readHere(body, feed.push)
-      return feed.end()
-    })
-  return new Promise((resolve, reject) => {
-    const id = nextId++
-    pending.set(id, { resolve, reject, onLeading })
-    const post = (message: BucketRequest, transfer: Transferable[] = []) =>
-      target.postMessage(message, transfer)
+  const feed = target
+    ? workerFeed(target, year, contentType, onLeading)
+    : { ...(await import('./bucket-records.ts')).usageFeed(year, contentType, onLeading), drop() {} }
+  for (;;) {
+    let read: ReadableStreamReadResult<Uint8Array> | undefined
     try {
-      post({ id, year, contentType, stream: body as ReadableStream<Uint8Array> }, [body as ReadableStream])
-    } catch {
-      // No body, or a browser that cannot transfer a stream: its pieces, read here.
-      post({ id, year, contentType })
-      readHere(body, (piece) => post({ id, piece }, [piece.buffer])).then(
-        () => post({ id, end: true }),
-        (error: unknown) => post({ id, error: String(error) }),
-      )
+      read = await reader?.read()
+    } catch (error) {
+      feed.drop()
+      throw error
     }
-  })
+    if (!read || read.done) return feed.end()
+    feed.push(read.value)
+  }
+}
+
+/** A feed whose bucketing runs in the worker. */
+function workerFeed(
+  target: Worker,
+  year: number,
+  contentType: string | null,
+  onLeading: Pending['onLeading'],
+) {
+  const id = nextId++
+  const whole = new Promise<Fed>((resolve, reject) => pending.set(id, { resolve, reject, onLeading }))
+  // Handled where `end` returns it; a failure before then is the worker's, reported again by `end`.
+  whole.catch(() => {})
+  const post = (message: BucketRequest, transfer: Transferable[] = []) =>
+    target.postMessage(message, transfer)
+  post({ id, year, contentType })
+  const close = (end: boolean) => post({ id, end })
+  return {
+    push: (piece: Uint8Array) => post({ id, piece }, [piece.buffer]),
+    end: () => {
+      close(true)
+      return whole
+    },
+    drop: () => {
+      pending.delete(id)
+      close(false)
+    },
+  }
 }

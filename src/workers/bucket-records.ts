@@ -9,10 +9,10 @@ import * as canonical from '../../contract/usage-bytes.ts'
 import {
   decodeUsage,
   isCompactUsageType,
+  isCompactUsageTypeV2,
   type LeadingSums,
   readLeadingSums,
 } from '../../contract/usage-compact.ts'
-import { isCompactUsageTypeV2 } from '../../contract/usage-compact-type.ts'
 import { type Buckets, emptyBuckets } from '../figures/buckets.ts'
 import { dayOfYear, daysInMonth, hourMs } from '../figures/calendar.ts'
 
@@ -277,18 +277,16 @@ export function bucketUsage(
 
 /**
  * The buckets the leading sums of a version 2 answer give: days, months, the year, with their sales
- * (through `finish`, each day's sums put in its first hour); no hours, records or last sale.
+ * (through `finish`, each day's sums put in its first hour, so its hours are not to be shown); no
+ * records or last sale.
  */
 export function leadingBuckets({ year, daySums, dayCounts }: LeadingSums): Buckets {
   const b = emptyBuckets(year)
-  const { hourSums, hourCounts } = b
   daySums.forEach((sum, day) => {
-    hourSums[day * 24] = sum
-    hourCounts[day * 24] = dayCounts[day] as number
+    b.hourSums[day * 24] = sum
+    b.hourCounts[day * 24] = dayCounts[day] as number
   })
-  finish(b)
-  const { hourSums: noSums, hourCounts: noCounts } = emptyBuckets(year)
-  return { ...b, hourSums: noSums, hourCounts: noCounts }
+  return finish(b)
 }
 
 /** What a whole answer gave: its buckets, and for a version 2 answer whose leading sums its records contradict, how. */
@@ -330,12 +328,11 @@ export function usageFeed(year: number, contentType: string | null, onLeading: (
     end(): Fed {
       const bytes = joined()
       if (!v2) return { buckets: bucketUsage(bytes, year, contentType) }
-      lead ??= readLeadingSums(bytes, year)
-      if (!lead) throw new Error('compact usage: the answer ended within its leading sums')
-      const buckets = bucketCompact(bytes.subarray(lead.recordsAt), year)
+      // Each piece tried for the leading sums: an answer that ends within them has no records, malformed.
+      const buckets = bucketCompact(bytes.subarray(lead?.recordsAt ?? bytes.length), year)
       const days = buckets.days.flat()
       const counts = buckets.dayCounts.flat()
-      const { daySums, dayCounts } = lead.sums
+      const { daySums, dayCounts } = (lead as NonNullable<typeof lead>).sums
       const wrong = days.findIndex((sum, d) => sum !== daySums[d] || counts[d] !== dayCounts[d])
       if (wrong < 0) return { buckets }
       return {

@@ -97,24 +97,16 @@ export function SalesPage({
           now={now}
         />
       )}
-      {shown.buckets ? (
+      {shown.buckets || (shown.leading && shown.status !== 'offline') ? (
+        // Without buckets, the leading sums of a version 2 answer (decision 116): totals and charts now,
+        // the rest when the records are complete, or an honest failure if they never come.
         <Figures
-          buckets={shown.buckets}
+          buckets={(shown.buckets ?? shown.leading) as Buckets}
           previous={shown.previous}
           period={period}
           storeName={storeName}
           now={now}
-        />
-      ) : shown.leading && shown.status !== 'offline' ? (
-        // The leading sums of a version 2 answer (decision 116): totals and charts now, the rest when
-        // the records are complete, or an honest failure if they never come.
-        <Figures
-          buckets={shown.leading}
-          previous={undefined}
-          period={period}
-          storeName={storeName}
-          now={now}
-          leading={{ retry: shown.status === 'failed' ? shown.retry : undefined }}
+          leading={!shown.buckets && (shown.status === 'failed' ? shown.retry : true)}
         />
       ) : shown.status === 'offline' ? (
         <div className="sales-unavailable" role="status">
@@ -175,10 +167,10 @@ function Figures({
   storeName: string | undefined
   now: Date
   /**
-   * Given when `buckets` are only the leading sums: the rest of the screen waits for the records, with
-   * a retry once they failed (`retry` undefined while they are on their way).
+   * Set when `buckets` are only the leading sums: the rest of the screen waits for the records (`true`),
+   * or failed (the retry).
    */
-  leading?: { retry: (() => void) | undefined }
+  leading: boolean | (() => void)
 }) {
   const { year, month } = period
   const today = currentPeriod(now)
@@ -201,7 +193,6 @@ function Figures({
   }
 
   const whole = !leading
-  const retry = leading?.retry
   return (
     <div className="sales-figures" aria-busy={!whole}>
       <section className="summary" aria-label="매출 합계">
@@ -244,30 +235,34 @@ function Figures({
         formatTick={compactNumber}
         summary={`${year}년 합계 ${won(buckets.total)}`}
       />
-      {!whole ? (
+      {whole ? (
+        <>
+          <HoursSection month={month} grid={grid} busiest={busiestHours(grid)} formatValue={won} />
+          <div className="sales-tools">
+            <p className="day-start-note">{dayStartNote(deviceOffsetMinutes(now))}</p>
+            <div className="export-buttons">
+              <button type="button" className="export-button" onClick={() => void download(false)}>
+                {month}월 CSV 내려받기
+              </button>
+              <button type="button" className="export-button" onClick={() => void download(true)}>
+                {year}년 CSV 내려받기
+              </button>
+            </div>
+          </div>
+        </>
+      ) : (
         <p className="sales-notice" role="status" data-testid="rest-status">
-          {retry ? '나머지 매출을 불러오지 못했습니다' : '나머지 매출을 불러오는 중…'}
-          {retry && (
-            <button type="button" className="retry-button" onClick={retry}>
-              다시 시도
-            </button>
+          {typeof leading === 'function' ? (
+            <>
+              나머지 매출을 불러오지 못했습니다
+              <button type="button" className="retry-button" onClick={leading}>
+                다시 시도
+              </button>
+            </>
+          ) : (
+            '나머지 매출을 불러오는 중…'
           )}
         </p>
-      ) : (
-        <HoursSection month={month} grid={grid} busiest={busiestHours(grid)} formatValue={won} />
-      )}
-      {whole && (
-        <div className="sales-tools">
-          <p className="day-start-note">{dayStartNote(deviceOffsetMinutes(now))}</p>
-          <div className="export-buttons">
-            <button type="button" className="export-button" onClick={() => void download(false)}>
-              {month}월 CSV 내려받기
-            </button>
-            <button type="button" className="export-button" onClick={() => void download(true)}>
-              {year}년 CSV 내려받기
-            </button>
-          </div>
-        </div>
       )}
     </div>
   )
