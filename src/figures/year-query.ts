@@ -115,14 +115,11 @@ export const usageQuery = (storeId: number, year: number, followed = true) =>
       }
       const etag = response.headers.get('etag')
       const key = leadingKey(storeId, year)
-      const { buckets, mismatch } = await bucketResponse(
+      const buckets = await bucketResponse(
         response,
         year,
         (lead) => isSessionCurrent(startedIn) && client.setQueryData(key, lead),
       )
-      // The records win; their difference from the leading sums is a defect of the server's.
-      if (mismatch)
-        console.error(new Error(`usage answer: its leading sums differ from its records (${mismatch})`))
       if (!isSessionCurrent(startedIn)) throw new StaleSessionError()
       // Replaced by the data this returns.
       void client.resetQueries({ queryKey: key, exact: true })

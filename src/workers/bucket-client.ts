@@ -5,9 +5,12 @@
 
 import type { Buckets } from '../figures/buckets.ts'
 import type { BucketReply, BucketRequest } from './bucket.worker.ts'
-import type { Fed } from './bucket-records.ts'
 
-type Pending = { resolve(fed: Fed): void; reject(error: Error): void; onLeading(leading: Buckets): void }
+type Pending = {
+  resolve(buckets: Buckets): void
+  reject(error: Error): void
+  onLeading(leading: Buckets): void
+}
 
 let worker: Worker | null | undefined
 let nextId = 1
@@ -25,7 +28,7 @@ function startWorker(): Worker | null {
       if (!request) return
       if ('leading' in data) return request.onLeading(data.leading)
       pending.delete(data.id)
-      if ('buckets' in data) request.resolve(data)
+      if ('buckets' in data) request.resolve(data.buckets)
       else request.reject(new Error(data.error))
     }
     started.onerror = (event) => {
@@ -53,7 +56,7 @@ export async function bucketResponse(
   response: Response,
   year: number,
   onLeading: (leading: Buckets) => void,
-): Promise<Fed> {
+): Promise<Buckets> {
   if (worker === undefined) worker = startWorker()
   const contentType = response.headers.get('content-type')
   const reader = response.body?.getReader()
@@ -82,7 +85,7 @@ function workerFeed(
   onLeading: Pending['onLeading'],
 ) {
   const id = nextId++
-  const whole = new Promise<Fed>((resolve, reject) => pending.set(id, { resolve, reject, onLeading }))
+  const whole = new Promise<Buckets>((resolve, reject) => pending.set(id, { resolve, reject, onLeading }))
   // Handled where `end` returns it; a failure before then is the worker's, reported again by `end`.
   whole.catch(() => {})
   const post = (message: BucketRequest, transfer: Transferable[] = []) =>

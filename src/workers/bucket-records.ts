@@ -289,17 +289,11 @@ export function leadingBuckets({ year, daySums, dayCounts }: LeadingSums): Bucke
   return finish(b)
 }
 
-/** What a whole answer gave: its buckets, and for a version 2 answer whose leading sums its records contradict, how. */
-export interface Fed {
-  buckets: Buckets
-  mismatch?: string
-}
-
 /**
  * Buckets a usage answer as its bytes arrive (`push` each piece, `end` once the body is complete). For a
  * version 2 answer, `onLeading` gets the buckets of its leading sums as soon as they have arrived; at the
- * end the records are bucketed, and they win: where their days differ from the leading sums, `mismatch`
- * says how (the caller reports it as an error). Any other answer is bucketed at the end, as `bucketUsage`.
+ * end the records are bucketed, and they win: where their days differ from the leading sums, the first
+ * such day is reported with console.error. Any other answer is bucketed at the end, as `bucketUsage`.
  */
 export function usageFeed(year: number, contentType: string | null, onLeading: (leading: Buckets) => void) {
   const chunks: Uint8Array[] = []
@@ -325,20 +319,23 @@ export function usageFeed(year: number, contentType: string | null, onLeading: (
         if (lead) onLeading(leadingBuckets(lead.sums))
       }
     },
-    end(): Fed {
+    end(): Buckets {
       const bytes = joined()
-      if (!v2) return { buckets: bucketUsage(bytes, year, contentType) }
+      if (!v2) return bucketUsage(bytes, year, contentType)
       // Each piece tried for the leading sums: an answer that ends within them has no records, malformed.
       const buckets = bucketCompact(bytes.subarray(lead?.recordsAt ?? bytes.length), year)
       const days = buckets.days.flat()
       const counts = buckets.dayCounts.flat()
       const { daySums, dayCounts } = (lead as NonNullable<typeof lead>).sums
       const wrong = days.findIndex((sum, d) => sum !== daySums[d] || counts[d] !== dayCounts[d])
-      if (wrong < 0) return { buckets }
-      return {
-        buckets,
-        mismatch: `day ${wrong + 1}: ${daySums[wrong]}/${dayCounts[wrong]} ≠ ${days[wrong]}/${counts[wrong]}`,
-      }
+      // A defect of the server's, reported here (in the worker, its console is the page's).
+      if (wrong >= 0)
+        console.error(
+          new Error(
+            `usage answer: its leading sums differ from its records (day ${wrong + 1}: ${daySums[wrong]}/${dayCounts[wrong]} ≠ ${days[wrong]}/${counts[wrong]})`,
+          ),
+        )
+      return buckets
     },
   }
 }

@@ -16,7 +16,7 @@ export type BucketRequest =
 
 export type BucketReply =
   | { id: number; leading: Buckets }
-  | { id: number; buckets: Buckets; mismatch?: string | undefined }
+  | { id: number; buckets: Buckets }
   | { id: number; error: string }
 
 const feeds = new Map<number, ReturnType<typeof usageFeed>>()
@@ -34,7 +34,7 @@ self.onmessage = ({ data }: MessageEvent<BucketRequest>) => {
       )
     else if ('piece' in data) feed?.push(data.piece)
     else if (feeds.delete(id) && data.end && feed)
-      self.postMessage({ id, ...feed.end() } satisfies BucketReply)
+      self.postMessage({ id, buckets: feed.end() } satisfies BucketReply)
   } catch (error) {
     feeds.delete(id)
     self.postMessage({
