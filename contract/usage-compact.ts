@@ -18,13 +18,10 @@
  * and spacing (`v=1`, `v="2"`); 0 for anything else.
  */
 export function compactUsageVersion(value: string | null | undefined): number {
-  const [name, ...params] = (value ?? '').split(';')
-  if (name?.trim().toLowerCase() !== 'application/vnd.laundry.usage') return 0
-  for (const param of params) {
-    const version = /^\s*v\s*=\s*"?([12])"?\s*$/i.exec(param)
-    if (version) return Number(version[1])
-  }
-  return 0
+  // The name, any parameters, then the first `v` parameter: 1 or 2, quoted or not.
+  const version =
+    /^\s*application\/vnd\.laundry\.usage\s*(?:;[^;]*?)*?;\s*v\s*=\s*"?([12])"?\s*(?:;|$)/i.exec(value ?? '')
+  return version ? Number(version[1]) : 0
 }
 
 /** Whether a Content-Type (or one Accept entry) names the compact form, version 2. */

@@ -332,7 +332,7 @@ export function usageFeed(year: number, contentType: string | null, onLeading: (
       if (wrong >= 0)
         console.error(
           new Error(
-            `usage answer: its leading sums differ from its records (day ${wrong + 1}: ${daySums[wrong]}/${dayCounts[wrong]} ≠ ${days[wrong]}/${counts[wrong]})`,
+            `usage: leading sums ≠ records, day ${wrong + 1}: ${daySums[wrong]}/${dayCounts[wrong]} ≠ ${days[wrong]}/${counts[wrong]}`,
           ),
         )
       return buckets
