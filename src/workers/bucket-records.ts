@@ -299,7 +299,8 @@ export function usageFeed(year: number, contentType: string | null, onLeading: (
   const chunks: Uint8Array[] = []
   let length = 0
   const v2 = isCompactUsageTypeV2(contentType)
-  let lead: { sums: LeadingSums; recordsAt: number } | undefined
+  let leading: Buckets | undefined
+  let recordsAt = 0
   const joined = () => {
     const bytes = new Uint8Array(length)
     let at = 0
@@ -310,31 +311,26 @@ export function usageFeed(year: number, contentType: string | null, onLeading: (
     chunks.splice(0, chunks.length, bytes)
     return bytes
   }
+  /** A year's days and their sales, as one string. */
+  const daysOf = (b: Buckets) => `${[b.days, b.dayCounts]}`
   return {
     push(chunk: Uint8Array) {
       chunks.push(chunk)
       length += chunk.length
-      if (v2 && !lead) {
-        lead = readLeadingSums(joined(), year)
-        if (lead) onLeading(leadingBuckets(lead.sums))
+      const lead = v2 && !leading && readLeadingSums(joined(), year)
+      if (lead) {
+        recordsAt = lead.recordsAt
+        onLeading((leading = leadingBuckets(lead.sums)))
       }
     },
     end(): Buckets {
       const bytes = joined()
       if (!v2) return bucketUsage(bytes, year, contentType)
       // Each piece tried for the leading sums: an answer that ends within them has no records, malformed.
-      const buckets = bucketCompact(bytes.subarray(lead?.recordsAt ?? bytes.length), year)
-      const days = buckets.days.flat()
-      const counts = buckets.dayCounts.flat()
-      const { daySums, dayCounts } = (lead as NonNullable<typeof lead>).sums
-      const wrong = days.findIndex((sum, d) => sum !== daySums[d] || counts[d] !== dayCounts[d])
+      const buckets = bucketCompact(bytes.subarray(leading ? recordsAt : bytes.length), year)
       // A defect of the server's, reported here (in the worker, its console is the page's).
-      if (wrong >= 0)
-        console.error(
-          new Error(
-            `usage: leading sums ≠ records, day ${wrong + 1}: ${daySums[wrong]}/${dayCounts[wrong]} ≠ ${days[wrong]}/${counts[wrong]}`,
-          ),
-        )
+      if (daysOf(buckets) !== daysOf(leading as Buckets))
+        console.error(new Error(`usage: leading sums ≠ records (${leading?.total} ≠ ${buckets.total})`))
       return buckets
     },
   }
