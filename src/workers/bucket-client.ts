@@ -61,46 +61,27 @@ export async function bucketResponse(
   const contentType = response.headers.get('content-type')
   const reader = response.body?.getReader()
   const target = worker
-  const feed = target
-    ? workerFeed(target, year, contentType, onLeading)
-    : { ...(await import('./bucket-records.ts')).usageFeed(year, contentType, onLeading), drop() {} }
-  for (;;) {
-    let read: ReadableStreamReadResult<Uint8Array> | undefined
-    try {
-      read = await reader?.read()
-    } catch (error) {
-      feed.drop()
-      throw error
-    }
-    if (!read || read.done) return feed.end()
-    feed.push(read.value)
-  }
-}
-
-/** A feed whose bucketing runs in the worker. */
-function workerFeed(
-  target: Worker,
-  year: number,
-  contentType: string | null,
-  onLeading: Pending['onLeading'],
-) {
   const id = nextId++
-  const whole = new Promise<Buckets>((resolve, reject) => pending.set(id, { resolve, reject, onLeading }))
-  // Handled where `end` returns it; a failure before then is the worker's, reported again by `end`.
-  whole.catch(() => {})
   const post = (message: BucketRequest, transfer: Transferable[] = []) =>
-    target.postMessage(message, transfer)
+    target?.postMessage(message, transfer)
+  const whole =
+    target && new Promise<Buckets>((resolve, reject) => pending.set(id, { resolve, reject, onLeading }))
+  // Handled where it is returned; a failure before then is the worker's, and returned all the same.
+  whole?.catch(() => {})
   post({ id, year, contentType })
-  const close = (end: boolean) => post({ id, end })
-  return {
-    push: (piece: Uint8Array) => post({ id, piece }, [piece.buffer]),
-    end: () => {
-      close(true)
-      return whole
-    },
-    drop: () => {
-      pending.delete(id)
-      close(false)
-    },
+  const here = !target && (await import('./bucket-records.ts')).usageFeed(year, contentType, onLeading)
+  try {
+    for (;;) {
+      const read = await reader?.read()
+      if (!read || read.done) break
+      if (here) here.push(read.value)
+      else post({ id, piece: read.value }, [read.value.buffer])
+    }
+  } catch (error) {
+    pending.delete(id)
+    post({ id, end: false })
+    throw error
   }
+  post({ id, end: true })
+  return whole || (here as ReturnType<typeof import('./bucket-records.ts').usageFeed>).end()
 }
