@@ -9,8 +9,24 @@ checkChrome()
 // Each build's run keeps its own results (test-results/e2e-<build>/), so one never wipes the other's.
 const build = path.basename(process.env.E2E_BUILD_DIR ?? 'dist')
 
+// The Preact build shares every module with the React one but the renderer: its run proves that every
+// screen renders and works (signing in, the sales screen, comparisons, stores, devices, alerts, live
+// figures, accessibility, screenshots). What lies below the renderer (the service worker, offline and
+// kept figures, tokens and the session's end, switching stores' caches, the bucketing budget) is the
+// same code in both builds and is proven on the React build only, to keep CI under 30 minutes.
+const belowTheRenderer = [
+  'budget.spec.ts',
+  'kept-totals.spec.ts',
+  'logout-traces.spec.ts',
+  'offline.spec.ts',
+  'pwa.spec.ts',
+  'session.spec.ts',
+  'store-switch.spec.ts',
+]
+
 export default defineConfig({
   testDir: 'tests/e2e',
+  testIgnore: build === 'dist-preact' ? belowTheRenderer : [],
   globalSetup: './tests/e2e/global-setup.ts',
   outputDir: `test-results/e2e-${build}`,
   // One server with fixed demo accounts is shared, and a new code replaces the previous one, so

@@ -13,6 +13,7 @@ import { selfSignedCertificate } from '../scripts/self-signed.ts'
 import { benchApi, signInByApi, timedRequests, usageAnswered, warmUpRequests } from './api.ts'
 import { benchBrowser, lighthouseScore } from './browser.ts'
 import { benchBucketing } from './bucketing.ts'
+import { type calibrate, calibrationRows } from './calibration.ts'
 import { benchLiveApp, liveBytesRows } from './live-app.ts'
 import { benchServerEnv, benchThrottled, cpuSlowdown, range, type ThrottledFigures } from './throttled.ts'
 
@@ -65,6 +66,39 @@ function ownProcessOn(databaseUrl: string, script: string, ...args: string[]) {
   if (result.status !== 0) throw new Error(`${script} failed`)
   return JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '{}')
 }
+
+step(
+  "the quiet-store rule's calibration: a year of 4 stores with injected outages, evaluated every minute (about a minute)",
+)
+const calibration = ownProcess('bench/calibration.ts') as ReturnType<typeof calibrate>
+
+step(
+  "the server's view of every store at scale: 10,000 stores with 8 weeks of history (PostgreSQL when DATABASE_URL is set; about 5-6 minutes)",
+)
+const alertsScale = process.env.DATABASE_URL
+  ? (() => {
+      const result = spawnSync(
+        process.execPath,
+        ['--expose-gc', '--import', 'tsx', 'bench/alerts-scale.ts'],
+        {
+          env: process.env,
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'inherit'],
+        },
+      )
+      if (result.status !== 0) throw new Error('bench/alerts-scale.ts failed')
+      return JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '{}') as {
+        stores: number
+        records: number
+        buildMs: number
+        loadMs: number
+        rssMB: number
+        heapMB: number
+        evaluationMs: { p50: number; max: number }
+        saleUpdateMs: { p95: number }
+      }
+    })()
+  : null
 
 step(
   "building the busy year's usage answer outside the cache (PGlite, and PostgreSQL when DATABASE_URL is set)",
@@ -225,6 +259,25 @@ for (const [name, result] of Object.entries(bucketing)) {
     'target: no slower than the JSON fast path',
   ])
 }
+rows.push(...calibrationRows(calibration))
+if (alertsScale) {
+  const scale = `${alertsScale.stores.toLocaleString('en-US')} stores × 8 weeks (${alertsScale.records.toLocaleString('en-US')} records)`
+  rows.push([
+    `alerts view, ${scale}: memory`,
+    `RSS ${alertsScale.rssMB} MB, heap after GC ${alertsScale.heapMB} MB (loaded in ${ms(alertsScale.loadMs)})`,
+    'target <= 500 MB',
+  ])
+  rows.push([
+    `alerts view, ${scale}: a minute's evaluation`,
+    `p50 ${ms(alertsScale.evaluationMs.p50)}, max ${ms(alertsScale.evaluationMs.max)}`,
+    'target <= 5 s',
+  ])
+  rows.push([
+    `alerts view, ${scale}: a sale's update`,
+    `p95 ${alertsScale.saleUpdateMs.p95} ms`,
+    'target <= 5 ms',
+  ])
+}
 if (!api) throw new Error('the API was not measured')
 const a = api
 rows.push([`API ${a.records} records, first JSON answer after a start`, ms(a.firstAnswerMs), ''])
@@ -361,6 +414,8 @@ const results = {
   snapshot,
   csvImport,
   snapshotMemory,
+  calibration,
+  alertsScale,
 }
 writeFileSync('bench/results.json', `${JSON.stringify(results, null, 2)}\n`)
 console.log(`\nwritten to bench/results.json in ${((Date.now() - started) / 1000).toFixed(0)} s`)

@@ -43,6 +43,8 @@ const pushSubscription = sourceFile('src/features/alerts/push-subscription.ts')
 const onDemandBySignedIn = [
   sourceFile('src/workers/bucket-records.ts'),
   sourceFile('src/features/sales/export-csv.ts'),
+  // The stores overview's query, which its route's loader asks for while the overview's chunk loads.
+  sourceFile('src/features/stores/overview-live.ts'),
 ]
 /** Vite's preload helper, which every page's start needs (Rolldown's runtime keeps a file of its own). */
 const isPreloadHelper = (id: string) => /^\0vite\/preload-helper/.test(id)

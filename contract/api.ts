@@ -366,7 +366,42 @@ export type StoreOverview = Static<typeof StoreOverview>
 export const StoresOverviewAnswer = Type.Object({
   /** The instant the figures were computed for (ISO 8601 in UTC). */
   at: Type.String(),
+  /**
+   * Our addition for the live overview (decision 110): a token of what the overview shows of these
+   * figures (not of `at`); the same shown figures give the same token. Pass it as `after` to be
+   * answered when they would differ.
+   */
+  rev: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
   /** The caller's stores, in the profile's order. */
   stores: Type.Array(StoreOverview),
 })
 export type StoresOverviewAnswer = Static<typeof StoresOverviewAnswer>
+/** A held overview call that ends with the figures as `after` says (decision 110): keep them, ask again. */
+export const StoresOverviewUnchanged = Type.Object({
+  at: Type.String(),
+  rev: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+  unchanged: Type.Literal(true),
+})
+export type StoresOverviewUnchanged = Static<typeof StoresOverviewUnchanged>
+export const StoresOverviewReply = Type.Union([StoresOverviewAnswer, StoresOverviewUnchanged])
+export type StoresOverviewReply = Static<typeof StoresOverviewReply>
+export const StoresOverviewQuery = Type.Object({
+  after: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description:
+        "The `rev` of the overview the client shows: answered at once when it is not the current one's.",
+    }),
+  ),
+  wait: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 25,
+      default: 0,
+      description:
+        'Seconds to hold the call while the figures stay as `after` says (0: answer at once); needs `after`.',
+    }),
+  ),
+})
+export type StoresOverviewQuery = Static<typeof StoresOverviewQuery>

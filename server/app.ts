@@ -5,6 +5,7 @@ import helmet from '@fastify/helmet'
 import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyRequest } from 'fastify'
+import { type AlertRules, createAlertRules } from './alerts/rules.ts'
 import type { Config } from './config.ts'
 import type { Database } from './db/client.ts'
 import { isDeviceKey } from './devices/keys.ts'
@@ -55,6 +56,8 @@ export interface AppOptions {
   livePollMs?: number
   /** How pushes go out, given the VAPID keys; by default web-push (tests hand a fake or trust a local service). */
   pushTransport?: (keys: VapidKeys, subject: string) => PushTransport
+  /** How often the alert rules are evaluated (server/alerts/rules.ts); 0: never by itself (tests call it). */
+  alertsEveryMs?: number
 }
 
 declare module 'fastify' {
@@ -69,6 +72,7 @@ declare module 'fastify' {
     storesOverview: StoresOverview
     live: Live
     push: Push & { keys(): Promise<VapidKeys> }
+    alertRules: AlertRules
   }
   interface FastifyRequest {
     /** The signed-in user, set by the guard of the signed-in routes. */
@@ -152,6 +156,7 @@ export async function buildApp({
   smsRetry,
   livePollMs,
   pushTransport = (keys, subject) => webPushTransport({ keys, subject }),
+  alertsEveryMs = 60_000,
 }: AppOptions) {
   // With a certificate (TLS_CERT_FILE, TLS_KEY_FILE): HTTPS, HTTP/2 where the client speaks it (every
   // browser does) and HTTP/1.1 otherwise. HTTP/2 compresses the headers an open screen repeats every
@@ -239,6 +244,19 @@ export async function buildApp({
     log: app.log,
   })
   app.decorate('push', { ...push, keys: pushKeys })
+  // The alert rules, every minute on every instance; the database decides what is sent (decision 102).
+  // Their own view of every store (server/alerts/view.ts): the hours the rules read, kept current.
+  app.decorate('alertRules', createAlertRules({ db: database.db, push, log: app.log }))
+  let evaluating: Promise<unknown> | undefined
+  const evaluateAlerts = () => {
+    evaluating ??= app.alertRules
+      .evaluate(now())
+      .catch((error: unknown) => app.log.error({ err: error }, 'alert evaluation failed'))
+      .finally(() => {
+        evaluating = undefined
+      })
+  }
+  const evaluator = alertsEveryMs > 0 ? setInterval(evaluateAlerts, alertsEveryMs).unref() : undefined
   app.decorateRequest('userId', 0)
   app.decorateRequest('signInId', '')
   // Every instance sweeps (old rate events, forgotten locks, expired codes); a sweep another instance
@@ -264,6 +282,8 @@ export async function buildApp({
     await app.usageCache.close()
     await app.live.close()
     clearInterval(sweeper)
+    clearInterval(evaluator)
+    await evaluating
     await database.close()
   })
   app.setErrorHandler(handleError)

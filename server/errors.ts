@@ -53,6 +53,7 @@ export const messages = {
   pending: 'pending은 0 이상의 정수여야 합니다.',
   after: 'after는 0 이상의 정수(받은 리비전)여야 합니다.',
   wait: 'wait는 0~25 사이의 정수(초)여야 합니다.',
+  overviewWait: 'wait를 쓰려면 after(받은 rev)도 보내 주세요.',
   pushEndpoint: '알림을 보낼 수 없는 주소입니다. 브라우저의 푸시 서비스 주소만 받습니다.',
   pushSubscription: '알림 구독 정보가 올바르지 않습니다. 알림을 다시 켜 주세요.',
   quietHours: '방해 금지 시간은 00:00~23:59 형식이고, 시작과 끝이 달라야 합니다.',

@@ -3,22 +3,39 @@
 // non-finite numbers and then skips `minimum`/`maximum` for them (ajv#2212); a JSON body can hold
 // `1e400` too. Coercion also reads `0x7ea`, `0b1` and ` 2026` as numbers. So every validator built here
 // also refuses any number that is not finite, and any text it coerced to a number that is not written
-// in decimal, naming the field, whatever the schema: a route cannot forget it.
+// in decimal, naming the field, whatever the schema: a route cannot forget it. The one exception is
+// a part the schema declares unknown (`{}`, TypeBox's Unknown): the route checks that part itself, one
+// item at a time (a device's batch of sales, where one bad sale must not refuse the good ones).
 import AjvCompiler from '@fastify/ajv-compiler'
 import type { FastifySchemaValidationError } from 'fastify/types/schema.d.ts'
 
 type Validate = ((data: unknown) => boolean) & { errors?: FastifySchemaValidationError[] | null }
 
-/** The JSON pointer of the first number in `data` that is not finite, or undefined. */
-function nonFinitePath(data: unknown): string | undefined {
+type Schema = {
+  properties?: Record<string, Schema>
+  additionalProperties?: Schema | boolean
+  items?: Schema
+}
+
+/** A schema that says nothing of its value (`{}`): the route checks that value itself. */
+const declaredUnknown = (schema: Schema | undefined) =>
+  schema !== undefined &&
+  typeof schema === 'object' &&
+  Object.keys(schema).every((key) => key === 'description' || key === 'title' || key === '$comment')
+
+/** The JSON pointer of the first number in `data` that is not finite (outside declared-unknown parts). */
+function nonFinitePath(data: unknown, schema: Schema | undefined): string | undefined {
   // Iterative, so a deeply nested body cannot overflow the stack.
-  const pending: [unknown, string][] = [[data, '']]
+  const pending: [unknown, string, Schema | undefined][] = [[data, '', schema]]
   for (let next = pending.pop(); next; next = pending.pop()) {
-    const [value, pointer] = next
+    const [value, pointer, part] = next
+    if (declaredUnknown(part)) continue
     if (typeof value === 'number' && !Number.isFinite(value)) return pointer
     if (value && typeof value === 'object') {
       for (const [key, child] of Object.entries(value)) {
-        pending.push([child, `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`])
+        const extra = typeof part?.additionalProperties === 'object' ? part.additionalProperties : undefined
+        const childSchema = Array.isArray(value) ? part?.items : (part?.properties?.[key] ?? extra)
+        pending.push([child, `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`, childSchema])
       }
     }
   }
@@ -34,7 +51,7 @@ function oddlyWrittenNumber(before: [string, string][], data: unknown): string |
   return before.find(([key, text]) => typeof after[key] === 'number' && !decimal.test(text))?.[0]
 }
 
-function refuseNonFinite(validate: Validate): Validate {
+function refuseNonFinite(validate: Validate, schema: Schema | undefined): Validate {
   const checked: Validate = (data) => {
     // Coercion rewrites the object in place, so the text of each field is kept to compare.
     const texts =
@@ -46,7 +63,7 @@ function refuseNonFinite(validate: Validate): Validate {
       return false
     }
     const oddKey = oddlyWrittenNumber(texts, data)
-    const pointer = oddKey === undefined ? nonFinitePath(data) : `/${oddKey}`
+    const pointer = oddKey === undefined ? nonFinitePath(data, schema) : `/${oddKey}`
     checked.errors =
       pointer === undefined
         ? null
@@ -69,5 +86,7 @@ const ajvCompilers = AjvCompiler()
 /** Fastify's `schemaController.compilersFactory.buildValidator`: its default, with finite numbers. */
 export const buildValidator = ((externalSchemas: never, options: never) => {
   const compile = ajvCompilers(externalSchemas, options) as unknown as (definition: unknown) => Validate
-  return (definition: unknown) => refuseNonFinite(compile(definition))
+  // Fastify hands the compiler `{ schema, method, url, httpPart }`.
+  return (definition: unknown) =>
+    refuseNonFinite(compile(definition), (definition as { schema?: Schema } | undefined)?.schema)
 }) as unknown as ReturnType<typeof AjvCompiler>

@@ -1,8 +1,12 @@
 // GET /api/v0/stores/overview: every store of the caller at once, as the app's stores overview shows
 // it, computed by the server with the app's own rules (server/usage/overview.ts, docs/product.md
 // decisions 97–99). The stores are the caller's memberships, as in the profile and every store call.
+// With `after` (the `rev` the client shows) and `wait`, the call is held until the figures would differ
+// (decision 110): a change of any of the caller's store-years wakes it (server/usage/live.ts), and the
+// figures are computed again then and when the wait ends (the clock moves them too).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { ErrorBody, StoresOverviewAnswer } from '../../contract/api.ts'
+import { ErrorBody, StoresOverviewQuery, StoresOverviewReply } from '../../contract/api.ts'
+import { ApiError, messages } from '../errors.ts'
 
 export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -14,10 +18,51 @@ export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
           "For each store the caller is a member of (the profile's order): today (the UTC day) so far against the usual " +
           '(the same weekday of the previous 4 weeks up to the same time), the month so far against the month before up to ' +
           'the same elapsed time, the last sale of the year, the quiet-store rule, and its paired devices with those not heard ' +
-          "from in 3 heartbeats; computed with the web app's own figures code, at the instant `at`.",
-        response: { 200: StoresOverviewAnswer, 401: ErrorBody },
+          "from in 3 heartbeats; computed with the web app's own figures code, at the instant `at`. " +
+          '`rev` is a token of the figures: with `after` set to it, the answer is `{at, rev, unchanged: true}` while they are the same; ' +
+          'with `wait` (seconds, at most 25; needs `after`) the call is held until a sale or any change of the figures, answered at once when `after` is not the current `rev`. ' +
+          'A held call ends with 401 when its sign-in ends. With `after`, never cached (Cache-Control: no-store).',
+        querystring: StoresOverviewQuery,
+        response: {
+          200: StoresOverviewReply,
+          400: ErrorBody,
+          401: ErrorBody,
+        },
       },
+      // A held call every 25 s: a page's security headers would be most of its bytes (as the changes call).
+      helmet: false,
     },
-    async (request) => app.storesOverview.overview(request.userId, app.now()),
+    async (request, reply) => {
+      const { after, wait = 0 } = request.query
+      if (wait > 0 && after === undefined) throw new ApiError(400, messages.overviewWait)
+      reply.header('x-content-type-options', 'nosniff')
+      let { answer, years } = await app.storesOverview.read(request.userId, app.now())
+      if (after === undefined) return answer
+      reply.header('cache-control', 'no-store')
+      const unchanged = () => ({ at: answer.at, rev: answer.rev, unchanged: true as const })
+      if (answer.rev !== after) return answer
+      if (wait === 0) return unchanged()
+      const deadline = Date.now() + wait * 1000
+      // Held before the figures are read again, so a commit between that read and the wait still wakes it.
+      const waiter = app.live.holdAll(years, request.signInId)
+      const disconnected = () => waiter.release()
+      reply.raw.once('close', disconnected)
+      try {
+        for (;;) {
+          ;({ answer, years } = await app.storesOverview.read(request.userId, app.now()))
+          if (answer.rev !== after) return answer
+          for (const { storeId, year, version } of years) waiter.setAfter(storeId, year, version)
+          if (Date.now() >= deadline) return unchanged()
+          const woken = await waiter.next(deadline - Date.now())
+          if (woken === 'ended') throw new ApiError(401, messages.sessionExpired)
+          // A change, or the end of the wait: the figures again (the clock may have moved them).
+          // Closing answers what was last read; a client that went away gets nothing.
+          if (woken !== 'change' && woken !== 'timeout') return unchanged()
+        }
+      } finally {
+        reply.raw.off('close', disconnected)
+        waiter.release()
+      }
+    },
   )
 }

@@ -35,10 +35,18 @@ export interface Waiter {
   release(): void
 }
 
+/** A held call that follows several store-years at once (the stores overview): any of them wakes it. */
+export interface ManyWaiter {
+  /** The revision the call has answered up to for a store-year it follows. */
+  setAfter(storeId: number, year: number, rev: number): void
+  next(ms: number): Promise<Woken>
+  release(): void
+}
+
 interface Entry {
-  key: string
+  /** The store-years followed (`store:year`), each with the revision answered up to. */
+  afters: Map<string, number>
   signInId: string
-  after: number
   /** A wake that came while nobody was waiting (during a read): the next `next` returns at once. */
   pending: Woken | null
   resolve: ((woken: Woken) => void) | null
@@ -94,7 +102,7 @@ export function createLive({
   function revisionHeard(storeId: number, year: number, rev: number) {
     const set = byKey.get(`${storeId}:${year}`)
     if (!set) return
-    for (const entry of set) if (rev > entry.after) wake(entry, 'change')
+    for (const entry of set) if (rev > (entry.afters.get(`${storeId}:${year}`) ?? -1)) wake(entry, 'change')
   }
 
   function signInEnded(signInId: string) {
@@ -111,25 +119,23 @@ export function createLive({
       revisionHeard(store, year, rev)
   }
 
-  function hold(storeId: number, year: number, signInId: string): Waiter {
+  /** Holds a call that any change of the given store-years wakes (each above its own revision). */
+  function holdAll(keys: { storeId: number; year: number }[], signInId: string): ManyWaiter {
     const entry: Entry = {
-      key: `${storeId}:${year}`,
+      afters: new Map(keys.map(({ storeId, year }) => [`${storeId}:${year}`, -1])),
       signInId,
-      after: -1,
       pending: closed ? 'closed' : null,
       resolve: null,
       timer: null,
     }
-    add(byKey, entry.key, entry)
+    for (const key of entry.afters.keys()) add(byKey, key, entry)
     add(bySignIn, signInId, entry)
     stats.held++
     let released = false
     return {
-      get after() {
-        return entry.after
-      },
-      set after(value: number) {
-        entry.after = value
+      setAfter(storeId: number, year: number, rev: number) {
+        const key = `${storeId}:${year}`
+        if (entry.afters.has(key)) entry.afters.set(key, rev)
       },
       next(ms: number) {
         if (entry.pending) {
@@ -148,10 +154,27 @@ export function createLive({
         wake(entry, 'aborted')
         if (entry.timer) clearTimeout(entry.timer)
         entry.timer = null
-        remove(byKey, entry.key, entry)
+        for (const key of entry.afters.keys()) remove(byKey, key, entry)
         remove(bySignIn, entry.signInId, entry)
         stats.held--
       },
+    }
+  }
+
+  /** Holds a call that a change of one store-year above `after` wakes (the changes call). */
+  function hold(storeId: number, year: number, signInId: string): Waiter {
+    const many = holdAll([{ storeId, year }], signInId)
+    let after = -1
+    return {
+      get after() {
+        return after
+      },
+      set after(value: number) {
+        after = value
+        many.setAfter(storeId, year, value)
+      },
+      next: many.next,
+      release: many.release,
     }
   }
 
@@ -303,6 +326,7 @@ export function createLive({
   return {
     stats,
     hold,
+    holdAll,
     poll,
     listenerPid,
     /** The calls held now. */

@@ -8,51 +8,19 @@
 // Buckets are kept in memory per store-year with the year's revision (usage_years.version): an answer
 // rebuilds only the store-years whose revision moved since, so a sale costs one year's scan of its
 // store, and an unchanged store costs nothing but its row in one query.
+import { createHash } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import { LRUCache } from 'lru-cache'
 import type { StoreOverview, StoresOverviewAnswer } from '../../contract/api.ts'
 import { type Buckets, emptyBuckets } from '../../src/figures/buckets.ts'
 import { yearOf } from '../../src/figures/calendar.ts'
-import { monthBefore, monthComparison } from '../../src/figures/periods.ts'
-import { quietStoreOf } from '../../src/figures/quiet.ts'
-import { todayComparison } from '../../src/figures/usual.ts'
+import { rowFigures, storeFigures } from '../../src/figures/store-overview.ts'
 import { bucketCompact } from '../../src/workers/bucket-records.ts'
 import { type Db, queryRows } from '../db/client.ts'
 import { usageCompact } from './scan.ts'
 
 /** A paired device not heard from in this long is offline (decision 71: 3 heartbeats of 60 s). */
 export const offlineAfterMs = 3 * 60_000
-
-/**
- * One store's figures at `now` from its buckets of now's UTC year and the year before, by the stores
- * overview's own calls (src/features/stores/stores-overview.tsx), the figures being the server's
- * latest (so the quiet rule speaks).
- */
-export function storeFigures(
-  current: Buckets,
-  previous: Buckets,
-  now: Date,
-): Omit<StoreOverview, 'id' | 'devices'> {
-  const month = now.getUTCMonth() + 1
-  const today = todayComparison(current, previous, now)
-  if (!today) throw new Error('store figures: buckets of another year than now')
-  const monthSoFar = monthComparison(current, month, monthBefore(current, previous, month).buckets, now)
-  const quiet = quietStoreOf(current, previous, now, true)
-  return {
-    today: { sum: today.sum, count: today.count },
-    usual:
-      today.usualSum === null || today.usualCount === null
-        ? null
-        : { sum: today.usualSum, count: today.usualCount },
-    month: { sum: monthSoFar.sum, count: monthSoFar.count },
-    previousMonth:
-      monthSoFar.previousSum === null || monthSoFar.previousCount === null
-        ? null
-        : { sum: monthSoFar.previousSum, count: monthSoFar.previousCount },
-    lastSaleAt: today.lastSaleAt === null ? null : new Date(today.lastSaleAt).toISOString(),
-    quiet: quiet && { since: new Date(quiet.since).toISOString(), expected: quiet.expectedSales },
-  }
-}
 
 interface Kept {
   version: number
@@ -69,6 +37,7 @@ export function storesOverview(
 ) {
   const kept = new LRUCache<string, Kept>({ max: maxYears })
   const building = new Map<string, Promise<Buckets>>()
+  const empties = new Map<number, Buckets>()
   /** Store-years bucketed from their records (for the tests: a sale rebuilds one, nothing else does). */
   const stats = { builds: 0 }
 
@@ -77,7 +46,15 @@ export function storesOverview(
     const key = `${storeId}:${year}`
     const cached = kept.get(key)
     if (cached?.version === version) return cached.buckets
-    if (version === 0) return emptyBuckets(year)
+    if (version === 0) {
+      // One empty year shared (the figures only read buckets): the alert rules ask every minute.
+      let empty = empties.get(year)
+      if (!empty) {
+        empty = emptyBuckets(year)
+        empties.set(year, empty)
+      }
+      return empty
+    }
     const buildKey = `${key}:${version}`
     let pending = building.get(buildKey)
     if (!pending) {
@@ -94,7 +71,15 @@ export function storesOverview(
     return buckets
   }
 
-  async function overview(userId: number, now: Date): Promise<StoresOverviewAnswer> {
+  /**
+   * The overview, and the store-years it was built from with their revisions (what a held call
+   * follows). `rev` is a 48-bit token of the figures (decision 110): it moves when any figure does,
+   * whether a sale, a device or the clock moved it.
+   */
+  async function read(
+    userId: number,
+    now: Date,
+  ): Promise<{ answer: StoresOverviewAnswer; years: { storeId: number; year: number; version: number }[] }> {
     const year = yearOf(now.getTime())
     const seenSince = new Date(now.getTime() - offlineAfterMs).toISOString()
     // The user's stores (the membership rule of every store call), their two years' revisions and
@@ -121,6 +106,10 @@ export function storesOverview(
           where m.user_id = ${userId}
           order by m.store_id`,
     )
+    const years = rows.flatMap((row) => [
+      { storeId: Number(row.id), year, version: Number(row.version) },
+      { storeId: Number(row.id), year: year - 1, version: Number(row.previous_version) },
+    ])
     // A few stores at a time: the database scans one while this process buckets another.
     const stores: StoreOverview[] = []
     for (let first = 0; first < rows.length; first += parallel) {
@@ -131,19 +120,44 @@ export function storesOverview(
             bucketsOf(id, year, Number(row.version)),
             bucketsOf(id, year - 1, Number(row.previous_version)),
           ])
+          const figures = storeFigures(current, previous, now)
+          if (!figures) throw new Error('store figures: buckets of another year than now')
           return {
             id,
-            ...storeFigures(current, previous, now),
+            ...figures,
             devices: { total: Number(row.total), offline: Number(row.offline) },
           }
         }),
       )
       stores.push(...some)
     }
-    return { at: now.toISOString(), stores }
+    // The token of what the screen shows, not of the raw figures: the usual and the month before are
+    // prorated to the millisecond, so a token of those would move at every read and a held call would
+    // never be held. The changes in whole percents (as the rows show them), the quiet hours, the rest.
+    const percent = (ratio: number | null) => (ratio === null ? null : (ratio * 100).toFixed(0))
+    const shown = stores.map((store) => {
+      const { today, monthSoFar, quiet } = rowFigures(store, now, true)
+      return [
+        store.id,
+        today.sum,
+        today.count,
+        percent(today.change),
+        today.lastSaleAt,
+        monthSoFar.sum,
+        percent(monthSoFar.change),
+        quiet && [quiet.since, quiet.quietHours, quiet.expectedSales],
+        store.devices,
+      ]
+    })
+    const rev = createHash('sha256').update(JSON.stringify(shown)).digest().readUIntBE(0, 6)
+    return { answer: { at: now.toISOString(), rev, stores }, years }
   }
 
-  return { overview, stats }
+  async function overview(userId: number, now: Date): Promise<StoresOverviewAnswer> {
+    return (await read(userId, now)).answer
+  }
+
+  return { overview, read, bucketsOf, stats }
 }
 
 export type StoresOverview = ReturnType<typeof storesOverview>

@@ -26,34 +26,85 @@ const answerWithinMs = 40_000
 export const changesPath = (storeId: number, year: number, after: number) =>
   `/api/v0/store/${storeId}/usage/changes?year=${year}&after=${after}&wait=${liveWait}`
 
-/** What one tab tells the others: a store-year's figures as it now keeps them, or (no `usage`) that its call failed. */
+/**
+ * What one tab tells the others: a store-year's figures as it now keeps them (or the server's overview
+ * of every store, followed the same way: src/features/stores/overview-live.ts), or (no `usage`) that its call failed.
+ */
 interface Shared {
   key: QueryKey
-  usage?: Usage
+  usage?: Usage | { rev: number }
   at?: number
 }
 
 let channel: BroadcastChannel | undefined
 
-function share(client: QueryClient, key: QueryKey, failed?: boolean) {
+/** Tells the other tabs what this one now keeps under `key`, or that its call failed. */
+export function share(client: QueryClient, key: QueryKey, failed?: boolean) {
   const state = client.getQueryState<Usage>(key)
   if (failed) liveFailing.add(hashKey(key))
   channel?.postMessage({ key, usage: failed ? undefined : state?.data, at: state?.dataUpdatedAt } as Shared)
 }
 
-/** Takes in what the tab that asks learned: newer figures of a store-year this tab keeps, while its session is this tab's. */
+/**
+ * Takes in what the tab that asks learned: newer figures this tab keeps (a store-year's by revision, the
+ * overview's by time: its `rev` is a token, not a count), while its session is this tab's.
+ */
 function listen(client: QueryClient) {
   if (channel || typeof BroadcastChannel !== 'function') return
   channel = new BroadcastChannel('live-figures')
   channel.onmessage = ({ data: { key, usage, at } }: MessageEvent<Shared>) => {
     if (!isSessionCurrent(sessionGeneration())) return
     if (!usage) return void liveFailing.add(hashKey(key))
-    const kept = client.getQueryData<Usage>(key)
-    if (kept && (kept.rev ?? -1) <= (usage.rev ?? -1)) {
+    const state = client.getQueryState<Usage>(key)
+    const kept = state?.data
+    if (
+      kept &&
+      ('buckets' in usage ? (kept.rev ?? -1) <= (usage.rev ?? -1) : (state.dataUpdatedAt ?? 0) <= (at ?? 0))
+    ) {
       liveFailing.delete(hashKey(key))
       client.setQueryData(key, usage, { updatedAt: at })
     }
   }
+}
+
+/**
+ * One held call through the app's fetch wrapper, given up when its answer does not come in time (a
+ * line that dropped it silently), or when `signal` aborts.
+ */
+export async function askHeld<T>(path: string, signal: AbortSignal): Promise<T> {
+  const call = new AbortController()
+  const stop = () => call.abort()
+  const timer = setTimeout(stop, answerWithinMs)
+  signal.addEventListener('abort', stop)
+  try {
+    // The bearer is all it needs: the cookies (the tokens again) would cost every held call 0.3 kB.
+    return await requestJson<T>(path, { signal: call.signal, credentials: 'omit' })
+  } finally {
+    clearTimeout(timer)
+    signal.removeEventListener('abort', stop)
+  }
+}
+
+/**
+ * After a failed held call: whether to stop (the call ended, offline, or no such call: 404), telling
+ * the other tabs when the figures must be fetched as before; otherwise it waits before asking again.
+ */
+export async function stopAfter(
+  client: QueryClient,
+  key: QueryKey,
+  error: unknown,
+  failures: number,
+  signal: AbortSignal,
+  startedIn: number,
+): Promise<boolean> {
+  // Offline, it waits for the line (`online` asks again); the kept figures keep their "as of".
+  if (signal.aborted || !isSessionCurrent(startedIn) || !onlineManager.isOnline()) return true
+  const absent = error instanceof HttpError && error.status === 404
+  // Not our server's call (another provider), or failing again: the query fetches as before.
+  if (absent || failures > 0) share(client, key, true)
+  if (absent) return true
+  await pause(Math.min(2000 * 2 ** failures, 300_000), signal)
+  return false
 }
 
 const pause = (ms: number, signal: AbortSignal) =>
@@ -69,17 +120,8 @@ async function poll(client: QueryClient, storeId: number, year: number, signal: 
   for (let failures = 0; !signal.aborted && isSessionCurrent(startedIn); ) {
     const after = client.getQueryData<Usage>(key)?.rev
     if (after === undefined) return
-    // A call whose answer never comes (a line that dropped it silently) is given up and asked again.
-    const call = new AbortController()
-    const stop = () => call.abort()
-    const timer = setTimeout(stop, answerWithinMs)
-    signal.addEventListener('abort', stop)
     try {
-      const answer = await requestJson<ChangesAnswer>(changesPath(storeId, year, after), {
-        signal: call.signal,
-        // The bearer is all it needs: the cookies (the tokens again) would cost every held call 0.3 kB.
-        credentials: 'omit',
-      })
+      const answer = await askHeld<ChangesAnswer>(changesPath(storeId, year, after), signal)
       if (signal.aborted || !isSessionCurrent(startedIn)) return
       failures = 0
       liveFailing.delete(hashKey(key))
@@ -94,16 +136,7 @@ async function poll(client: QueryClient, storeId: number, year: number, signal: 
         )
       share(client, key)
     } catch (error) {
-      // Offline, it waits for the line (`online` asks again); the kept figures keep their "as of".
-      if (signal.aborted || !isSessionCurrent(startedIn) || !onlineManager.isOnline()) return
-      const absent = error instanceof HttpError && error.status === 404
-      // Not our server's call (another provider), or failing again: the year query fetches as before.
-      if (absent || failures > 0) share(client, key, true)
-      if (absent) return
-      await pause(Math.min(2000 * 2 ** failures++, 300_000), signal)
-    } finally {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', stop)
+      if (await stopAfter(client, key, error, failures++, signal, startedIn)) return
     }
   }
 }
@@ -113,7 +146,15 @@ async function poll(client: QueryClient, storeId: number, year: number, signal: 
  * while the tab is visible, online and holds the store-year's lock (one tab of the browser asks), and
  * afresh on every `visibilitychange` and change of the line (`online`; `offline` ends a held call at once).
  */
-export function follow(client: QueryClient, storeId: number, year: number) {
+export const follow = (client: QueryClient, storeId: number, year: number) =>
+  followWith(client, `live-figures ${storeId} ${year}`, (signal) => poll(client, storeId, year, signal))
+
+/**
+ * Runs `poll` while this tab is visible, online and holds the Web Lock `lock` (one tab of the browser
+ * asks; the others take in what it shares), afresh on every `visibilitychange` and change of the line,
+ * until the returned function stops it.
+ */
+export function followWith(client: QueryClient, lock: string, poll: (signal: AbortSignal) => Promise<void>) {
   listen(client)
   let round: AbortController | undefined
   const start = () => {
@@ -121,12 +162,9 @@ export function follow(client: QueryClient, storeId: number, year: number) {
     const mine = new AbortController()
     round = mine
     if (document.visibilityState === 'hidden' || !onlineManager.isOnline()) return
-    const run = () => poll(client, storeId, year, mine.signal)
+    const run = () => poll(mine.signal)
     const { locks } = navigator
-    ;(locks && channel
-      ? locks.request(`live-figures ${storeId} ${year}`, { signal: mine.signal }, run)
-      : run()
-    ).catch(() => {})
+    ;(locks && channel ? locks.request(lock, { signal: mine.signal }, run) : run()).catch(() => {})
   }
   start()
   // The query cache's own signal of the line (the browser's online and offline events).

@@ -38,22 +38,29 @@ export interface QueryView {
   dataUpdatedAt: number | undefined
 }
 
+/** The status of figures from a query (the year's, or the server's overview of every store), by one rule. */
+export const figuresStatus = (
+  query: Pick<QueryView, 'isError' | 'failureReason'>,
+  has: boolean,
+  online: boolean,
+): FiguresStatus =>
+  !online || query.failureReason instanceof OfflineError
+    ? 'offline'
+    : query.isError
+      ? has
+        ? 'refreshFailed'
+        : 'failed'
+      : has
+        ? 'current'
+        : 'loading'
+
 /** The one rule: a store-year's figures and their status, from its query and last year's figures. */
 export function yearFigures(query: QueryView, previous: Usage | undefined, online: boolean): YearFigures {
   const buckets = query.data?.buckets
-  const offline = !online || query.failureReason instanceof OfflineError
   return {
     buckets,
     previous: previous?.buckets,
-    status: offline
-      ? 'offline'
-      : query.isError
-        ? buckets
-          ? 'refreshFailed'
-          : 'failed'
-        : buckets
-          ? 'current'
-          : 'loading',
+    status: figuresStatus(query, buckets !== undefined, online),
     fetchedAt: buckets ? query.dataUpdatedAt : undefined,
   }
 }

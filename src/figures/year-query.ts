@@ -45,6 +45,8 @@ export const usageKeys = {
   all: ['usage'] as const,
   store: (storeId: number) => [...usageKeys.all, storeId] as const,
   year: (storeId: number, year: number) => [...usageKeys.store(storeId), year] as const,
+  /** The server's overview of every store (src/features/stores/overview-live.ts). */
+  overview: () => [...usageKeys.all, 'overview'] as const,
   /** Whether a query key is a usage key. */
   is: (queryKey: readonly unknown[]) => queryKey[0] === usageKeys.all[0],
 }

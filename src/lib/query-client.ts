@@ -68,6 +68,8 @@ const mapBuckets = (client: PersistedClient, map: (buckets: never) => Buckets | 
       queries: client.clientState.queries.flatMap((query) => {
         try {
           const usage = query.state.data as Usage
+          // Kept figures without buckets (the server's overview of every store) are kept as they are.
+          if (typeof usage === 'object' && usage !== null && !('buckets' in usage)) return [query]
           return [
             { ...query, state: { ...query.state, data: { ...usage, buckets: map(usage.buckets as never) } } },
           ]

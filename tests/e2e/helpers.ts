@@ -142,13 +142,16 @@ export async function persistedCache(page: Page) {
     : null
 }
 
-/** Waits until the buckets of a store and year have been written to local storage (throttled by a second). */
-export async function persisted(page: Page, storeId: number, year: number) {
+/**
+ * Waits until the buckets of a store and year (or, given 'overview', the server's overview of every
+ * store) have been written to local storage (throttled by a second).
+ */
+export async function persisted(page: Page, ...key: [storeId: number, year: number] | ['overview']) {
   await expect
     .poll(async () => {
       const cache = await persistedCache(page)
       return cache?.clientState.queries.some(
-        (q) => JSON.stringify(q.queryKey) === JSON.stringify(['usage', storeId, year]),
+        (q) => JSON.stringify(q.queryKey) === JSON.stringify(['usage', ...key]),
       )
     })
     .toBe(true)

@@ -76,7 +76,7 @@ function upTo(records: Sale[], from: number, to: number) {
  * whichever is later) to now; the expected sales are, for each hour of the span (the part of it inside
  * the span), the average number of sales of that hour on the same weekday of the previous 8 weeks,
  * counting only weeks on or after the store's first day; fewer than 4 such weeks: nothing said.
- * At least 3 expected and none came: `<whole hours, at least 1>시간째 결제 없음 · 평소 이 시간 약 <rounded>건`.
+ * At least 12 expected and none came (decision 125): `<whole hours, at least 1>시간째 결제 없음 · 평소 이 시간 약 <rounded>건`.
  */
 export function quietNotice(records: Sale[], now: number): string | null {
   const sales = records.filter(isSale).map((r) => r.at)
@@ -98,7 +98,7 @@ export function quietNotice(records: Sale[], now: number): string | null {
       ) / weeks.length
     expected += usual * inSpan
   }
-  if (expected < 3) return null
+  if (expected < 12) return null
   const hours = Math.max(1, Math.floor((now - from) / hourMs))
   return `${hours}시간째 결제 없음 · 평소 이 시간 약 ${Math.round(expected)}건`
 }

@@ -1,6 +1,16 @@
 import type { Page } from '@playwright/test'
 import { expect, test } from './fixtures.ts'
-import { figuresSettled, persisted, serverSums, serviceWorkerReady, shot, signIn, won } from './helpers.ts'
+import {
+  accessToken,
+  figuresSettled,
+  persistedCache,
+  recordDialogs,
+  serverSums,
+  serviceWorkerReady,
+  shot,
+  signIn,
+  won,
+} from './helpers.ts'
 import { overSpan, overviewRow, pageNow, shownRow, storeRecords } from './reference.ts'
 
 // The stores overview (/stores) as the demo owner of three stores, against the server's own records.
@@ -8,13 +18,19 @@ import { overSpan, overviewRow, pageNow, shownRow, storeRecords } from './refere
 const demoStores = [1, 2, 3]
 const offlineNotice = /^오프라인 · \d{1,2}월 \d{1,2}일 \d\d:\d\d 기준$/
 
-/** Every store's figures shown, and both years of each (this one's and the previous) fetched and kept. */
-async function overviewLoaded(page: Page, year: number) {
+/**
+ * Every store's figures shown, and kept: our server's overview of every store (decision 110), one
+ * answer instead of each store's years.
+ */
+async function overviewLoaded(page: Page, _year: number) {
   await expect(page.getByTestId('store-today')).toHaveCount(demoStores.length)
-  for (const storeId of demoStores) {
-    await persisted(page, storeId, year)
-    await persisted(page, storeId, year - 1)
-  }
+  await expect
+    .poll(async () =>
+      (await persistedCache(page))?.clientState.queries.some(
+        (q) => JSON.stringify(q.queryKey) === JSON.stringify(['usage', 'overview']),
+      ),
+    )
+    .toBe(true)
 }
 
 test('every store at a glance: each column equals the server records, and a row opens its sales', async ({
@@ -146,4 +162,61 @@ test('offline, the overview shows every store from the figures kept on the devic
   // The offline notice speaks for every figure; the totals add nothing of their own.
   await expect(page.getByTestId('total-note')).toHaveCount(0)
   await page.screenshot({ path: shot('stores-offline.png'), fullPage: true })
+})
+
+test("a device's sale moves the overview without a reload, through one held overview call and no year", async ({
+  page,
+  context,
+  request,
+}) => {
+  test.setTimeout(60_000)
+  // The logout asks to confirm.
+  recordDialogs(page)
+  await signIn(page)
+  await figuresSettled(page)
+  // From here on: every call the page makes.
+  const asked: string[] = []
+  const open = new Set<unknown>()
+  page.on('request', (r) => {
+    if (!r.url().includes('/api/v0/')) return
+    asked.push(new URL(r.url()).pathname + new URL(r.url()).search)
+    if (r.url().includes('/stores/overview?after=')) open.add(r)
+  })
+  page.on('requestfinished', (r) => open.delete(r))
+  page.on('requestfailed', (r) => open.delete(r))
+  await page.goto('/stores')
+  await overviewLoaded(page, 0)
+  await expect.poll(() => open.size).toBe(1)
+  // A device of store 2, paired through the owner's and the device's calls, sells 4,130 won.
+  const storeId = 2
+  const added = await request.post(`/api/v0/store/${storeId}/devices`, {
+    headers: { authorization: `Bearer ${await accessToken(context)}` },
+    data: { name: '전체 매장 시험기' },
+  })
+  expect(added.status()).toBe(201)
+  const { pairingCode } = (await added.json()) as { pairingCode: string }
+  const paired = await request.post('/api/v0/device/pair', { data: { code: pairingCode } })
+  const { key } = (await paired.json()) as { key: string }
+  const row = page.getByTestId(`store-row-${storeId}`).getByTestId('store-today')
+  const before = Number(((await row.textContent()) ?? '').replace(/\D/g, ''))
+  const total = Number(((await page.getByTestId('total-today').textContent()) ?? '').replace(/\D/g, ''))
+  const id = `overview-${Date.now()}`
+  const sold = await request.post('/api/v0/device/sales', {
+    headers: { authorization: `Bearer ${key}`, 'idempotency-key': id },
+    data: { sales: [{ id, createdAt: new Date(Date.now() - 1000).toISOString(), amount: 4130 }] },
+  })
+  expect(sold.status()).toBe(200)
+  const started = Date.now()
+  await expect(row).toHaveText(won(before + 4130))
+  expect(Date.now() - started).toBeLessThan(5000)
+  await expect(page.getByTestId('total-today')).toHaveText(won(total + 4130))
+  // One held call at a time for the whole overview; no store's year and no changes call was asked.
+  await expect.poll(() => open.size).toBe(1)
+  expect(asked.filter((path) => path.includes('/usage'))).toEqual([])
+  expect(asked.filter((path) => path.startsWith('/api/v0/stores/overview')).length).toBeGreaterThanOrEqual(2)
+  // A logout ends the held call, and nothing is kept.
+  await page.getByRole('button', { name: 'Logout' }).click()
+  await expect(page).toHaveURL(/\/login$/)
+  await expect.poll(() => open.size).toBe(0)
+  expect(await persistedCache(page)).toBeNull()
 })

@@ -143,6 +143,8 @@ export async function createTestApp({
     smsRetry,
     livePollMs,
     pushTransport,
+    // Tests evaluate the alert rules themselves, at their clock's instants.
+    alertsEveryMs: 0,
   })
   app.addHook('onClose', () => rmSync(dataDir, { recursive: true, force: true }))
   return app

@@ -188,13 +188,13 @@ describe('the sales screen', () => {
 })
 
 describe('a store gone quiet', () => {
-  /** Three sales in each UTC hour 0–13 of every day from 1 September, up to `until`. */
+  /** Six sales in each UTC hour 0–13 of every day from 1 September, up to `until`. */
   function laundromatRecords(until: string) {
     const end = Date.parse(until)
     const usages: { createdAt: string; amount: number }[] = []
     for (let at = Date.UTC(2026, 8, 1); at < end; at += 60 * 60 * 1000) {
       if (new Date(at).getUTCHours() > 13) continue
-      for (const minute of [5, 25, 45]) {
+      for (const minute of [0, 10, 20, 30, 40, 50]) {
         const instant = at + minute * 60 * 1000
         if (instant < end) usages.push({ createdAt: new Date(instant).toISOString(), amount: 4000 })
       }
@@ -214,8 +214,8 @@ describe('a store gone quiet', () => {
     vi.setSystemTime(new Date('2026-11-20T08:00:00.000Z'))
     quietServer('2026-11-20T05:00:00.000Z')
     renderAt({ year: 2026, month: 11 })
-    // The last sale at 04:45: 3 h 15 min without one, where about 10 are usual (3 an hour).
-    expect(await screen.findByText('3시간째 결제 없음 · 평소 이 시간 약 10건')).toBeInTheDocument()
+    // The last sale at 04:50: 3 h 10 min without one, where about 19 are usual (6 an hour).
+    expect(await screen.findByText('3시간째 결제 없음 · 평소 이 시간 약 19건')).toBeInTheDocument()
   })
 
   it('is not said when the store sells as usual', async () => {

@@ -30,7 +30,7 @@ export const alertKinds: { kind: AlertKind; name: string; meaning: string; examp
     name: '판매 없음',
     meaning:
       '평소라면 판매가 있었을 시간 동안 판매가 없으면 알려 드립니다. 카드 단말기나 동전 교환기 고장을 그날 바로 알 수 있습니다. 판매가 다시 시작되면 같은 알림이 ‘다시 판매 시작’으로 바뀝니다.',
-    example: ['역삼점 · 판매 없음', '14:10 이후 판매가 없습니다. 평소 이 시간대엔 3시간에 6건쯤 팔립니다.'],
+    example: ['역삼점 · 판매 없음', '3시간째 결제 없음 · 평소 이 시간 약 18건'],
   },
   {
     kind: 'deviceOffline',
@@ -44,7 +44,10 @@ export const alertKinds: { kind: AlertKind; name: string; meaning: string; examp
     name: '아침 요약',
     meaning:
       '매일 오전 9시 5분에 어제 매출과 건수를 평소 같은 요일과, 이번 달을 지난달 같은 때와 견주어 알려 드립니다. 모든 매장을 알림 하나에 담습니다.',
-    example: ['어제 매출 · 매장 3곳', '역삼점 412,000원 (평소보다 8% 많음) · 이번 달은 지난달보다 3% 많음'],
+    example: [
+      '어제 매출 · 3월 15일 · 매장 3곳',
+      '역삼점 412,000원 58건 (평소보다 8% 많음) · 이번 달 6,120,000원 (지난달보다 3% 많음)',
+    ],
   },
 ]
 
@@ -286,11 +289,6 @@ export function AlertsPage({ stores }: { stores: Store[] }) {
       <Receive />
       <section aria-labelledby="alerts-kinds-title">
         <h2 id="alerts-kinds-title">알림 종류</h2>
-        {/* Until the server watches the stores (decision 101), silence must not read as "all is well". */}
-        <p className="alerts-notice" role="note">
-          지금은 시험 알림만 보냅니다. 아래 알림은 준비 중이니, 그때까지는 앱의 전체 매장 화면에서 판매 없음을
-          확인해 주세요.
-        </p>
         <ul className="alerts-kinds">
           {alertKinds.map(({ kind, name, meaning, example }) => (
             <li key={kind} className="alerts-card">

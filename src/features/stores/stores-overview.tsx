@@ -4,23 +4,27 @@
 // the month so far against the month before up to the same day; the last sale. A total row for all
 // stores on top. A store that is unusually quiet is marked and sorted first. Each row opens that
 // store's sales of the month it shows (this month, UTC).
-import { type QueryClient, useQueryClient } from '@tanstack/react-query'
+//
+// The figures come from the server's overview of every store when it offers the call (one small answer,
+// followed live by one held call: overview-live.ts, decision 110), and otherwise, from any other
+// provider, from every store's year computed here by the same rules (src/figures/): the same figures.
+import { type QueryClient, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import { useCallback, useSyncExternalStore } from 'react'
 import type { Store } from '../../../contract/api.ts'
 import { imageUrl } from '../../config.ts'
 import { cachedYearFigures } from '../../figures/cached-year-figures.ts'
 import { now as clockNow, currentPeriod } from '../../figures/clock.ts'
-import { monthBefore, monthComparison } from '../../figures/periods.ts'
-import { quietStoreOf, quietStoreText } from '../../figures/quiet.ts'
-import { todayComparison } from '../../figures/usual.ts'
-import { useYearFigures, type YearFigures } from '../../figures/year-figures.ts'
+import { quietStoreText } from '../../figures/quiet.ts'
+import { rowFigures, storeFigures } from '../../figures/store-overview.ts'
+import { figuresStatus, useYearFigures, type YearFigures } from '../../figures/year-figures.ts'
 import { Change } from '../../lib/change.tsx'
 import { useDocumentTitle } from '../../lib/document-title.ts'
 import { dayAndTime, failedRefreshNote, salesCount, timeOfDay, won } from '../../lib/format.ts'
 import { useOnline } from '../../lib/online.ts'
 import { useStoreStore } from '../../lib/session-state.ts'
 import { useMinuteTick } from '../../lib/use-minute-tick.ts'
+import { overviewQuery, useLiveOverview } from './overview-live.ts'
 
 /**
  * A store's figures of this year and their status (figures/year-figures.ts): `offline` in a row is that
@@ -80,16 +84,41 @@ export function StoresOverview() {
   // One reading of the clock for the whole render: the rows, the totals and the links agree.
   const now = clockNow()
   const { year, month } = currentPeriod(now)
-  const { rows, offline } = useRows(stores, year)
+  const fromYears = useRows(stores, year)
+  const online = useOnline()
+  const server = useQuery(overviewQuery)
+  const answer = server.data && 'stores' in server.data ? server.data : undefined
+  // No such call (another provider): every store's year, as before.
+  const absent = server.data !== undefined && answer === undefined
+  useLiveOverview(answer !== undefined)
+  const serverStatus = figuresStatus(server, answer !== undefined, online)
+  const offline = absent ? fromYears.offline : serverStatus === 'offline'
 
-  const figures = rows.map((row) => {
-    const today = row.buckets ? todayComparison(row.buckets, row.previous, now) : null
-    const monthSoFar = row.buckets
-      ? monthComparison(row.buckets, month, monthBefore(row.buckets, row.previous, month).buckets, now)
-      : null
-    const quiet = row.buckets ? quietStoreOf(row.buckets, row.previous, now, row.status === 'current') : null
-    return { ...row, today, monthSoFar, quiet }
-  })
+  const figures = absent
+    ? fromYears.rows.map((row) => {
+        // The same two steps as the server's: the store's figures from its buckets, then the row's.
+        const figures = row.buckets && storeFigures(row.buckets, row.previous, now)
+        return {
+          store: row.store,
+          status: row.status,
+          fetchedAt: row.fetchedAt,
+          ...(figures
+            ? rowFigures(figures, now, row.status === 'current')
+            : { today: null, monthSoFar: null, quiet: null }),
+        }
+      })
+    : stores.map((store) => {
+        const figures = answer?.stores.find((row) => row.id === store.id)
+        return {
+          store,
+          // A store the answer does not hold yet (it came before the profile did) is on its way.
+          status: figures || !answer ? serverStatus : ('loading' as const),
+          fetchedAt: figures ? server.dataUpdatedAt : undefined,
+          ...(figures
+            ? rowFigures(figures, now, serverStatus === 'current')
+            : { today: null, monthSoFar: null, quiet: null }),
+        }
+      })
   // Quiet stores first; otherwise the stores' own order.
   const sorted = [...figures].sort((a, b) => Number(Boolean(b.quiet)) - Number(Boolean(a.quiet)))
   const shown = figures.filter((row) => row.today && row.monthSoFar)
@@ -107,17 +136,14 @@ export function StoresOverview() {
     : [
         [shown.filter((row) => row.status !== 'current').length, '이전 매출로 합산'] as const,
         [
-          figures.filter((row) => !row.buckets && (row.status === 'failed' || row.status === 'offline'))
-            .length,
+          figures.filter((row) => !row.today && (row.status === 'failed' || row.status === 'offline')).length,
           '합계에서 빠짐',
         ] as const,
       ].flatMap(([stores, what]) => (stores > 0 ? [`매장 ${stores}곳은 ${what}`] : []))
 
   return (
     <main className="stores">
-      {stores.map((store) => (
-        <KeepFetched key={store.id} storeId={store.id} year={year} />
-      ))}
+      {absent && stores.map((store) => <KeepFetched key={store.id} storeId={store.id} year={year} />)}
       <h1 className="stores-title">전체 매장</h1>
       {offline && Number.isFinite(oldest) && (
         <p className="offline-notice" role="status">

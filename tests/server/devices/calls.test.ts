@@ -330,6 +330,18 @@ describe('a batch of sales', () => {
       { id: 'a\ud800b', message: saleMessages.id },
       { id: 'a\u0000', message: saleMessages.id },
     ])
+    // A number JSON can write but not hold (1e400 is Infinity once parsed) is that sale's own mistake.
+    const huge = await app.inject({
+      method: 'POST',
+      url: '/api/v0/device/sales',
+      headers: { ...bearer(key), 'idempotency-key': 'batch-huge', 'content-type': 'application/json' },
+      payload: `{"sales":[{"id":"l","createdAt":"2026-03-15T02:00:00Z","amount":1e400},${JSON.stringify(sale('m'))}]}`,
+    })
+    expect(huge.statusCode).toBe(200)
+    expect(huge.json()).toMatchObject({
+      accepted: 1,
+      rejected: [{ id: 'l', message: saleMessages.amountNotInteger }],
+    })
     // Within 5 minutes ahead is a clock running fast, not a mistake.
     const ahead = await postSales(app, key, 'batch-2', [sale('k', '2026-03-15T03:05:00Z')])
     expect(ahead.json()).toMatchObject({ accepted: 1, rejected: [] })

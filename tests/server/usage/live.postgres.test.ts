@@ -162,6 +162,24 @@ describe('held calls across instances', () => {
     })
   })
 
+  it("a held overview call is woken by a device's sale taken by the other instance (decision 110)", async () => {
+    const { key } = await pairedDevice(one, people.storeId, people.owner)
+    const overview = (query = '') =>
+      two.inject({ method: 'GET', url: `/api/v0/stores/overview${query}`, headers: bearer(people.owner) })
+    const before = (await overview()).json()
+    const held = overview(`?after=${before.rev}&wait=20`)
+    await until(() => two.live.held === 1)
+    const sent = Date.now()
+    const posted = await postSales(one, key, 'k-overview', [
+      { id: 's-overview', createdAt: '2026-03-15T02:00:00.000Z', amount: 4000 },
+    ])
+    expect(posted.statusCode).toBe(200)
+    const answer = (await held).json()
+    expect(Date.now() - sent).toBeLessThan(1_000)
+    expect(answer.rev).not.toBe(before.rev)
+    expect(answer.stores[0].today).toEqual({ sum: 4000, count: 1 })
+  })
+
   it('end with 401 when the sign-in ends on the other instance', async () => {
     const ownerId = Number(
       (await one.inject({ method: 'GET', url: '/api/v0/user', headers: bearer(people.owner) })).json().user

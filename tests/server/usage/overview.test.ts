@@ -4,8 +4,10 @@
 import { Value } from 'typebox/value'
 import { describe, expect, it } from 'vitest'
 import { StoresOverviewAnswer } from '../../../contract/api.ts'
+import { seededRandom } from '../../../scripts/seeded-random.ts'
 import { addStore, addUser, grant } from '../../../server/db/accounts.ts'
 import { devices, usages } from '../../../server/db/schema.ts'
+import { MIN_EXPECTED_SALES } from '../../../src/figures/quiet.ts'
 import { bearer, capturedSms, sharedTestApp, signIn, type TestApp, testClock } from '../test-app.ts'
 
 const owner = '01012345678'
@@ -24,17 +26,7 @@ interface RecordRow {
   amount: number
 }
 
-/** A small seeded generator (mulberry32), so that a failure can be replayed from its seed. */
-function generator(seed: number) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+const generator = seededRandom
 
 // ---- The reference: straight from the records, one rule at a time, as docs/product.md states them. ----
 
@@ -102,7 +94,7 @@ function reference(records: RecordRow[], nowMs: number) {
         for (const w of weeks) count += salesInHour.get(h - w * week) ?? 0
         expected += (count / weeks.length) * share
       }
-      if (expected >= 3) quiet = { since, expected: Math.round(expected) }
+      if (expected >= MIN_EXPECTED_SALES) quiet = { since, expected: Math.round(expected) }
     }
   }
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
@@ -206,10 +198,11 @@ describe('GET /api/v0/stores/overview: the figures', () => {
       const nowMs = randomInstant(random, trial)
       const userPhone = `0109000${String(trial).padStart(4, '0')}`
       const userId = await addUser(app.db, { phone: userPhone, name: `시험${trial}` })
-      // A busy store with 10 weeks of history (stopped for a while in half the trials), a new store (2 to
-      // 5 weeks: too little history for the quiet rule), a store with only older records, an empty store.
+      // A busy store with 10 weeks of history (stopped for up to 18 hours in half the trials: long enough
+      // for the quiet rule's 12 expected sales at 0.5 to 3.5 an hour), a new store (2 to 5 weeks: too
+      // little history for the quiet rule), a store with only older records, an empty store.
       const shapes = [
-        { from: nowMs - 70 * day, stop: random() < 0.5 ? random() * 6 * hour : 0 },
+        { from: nowMs - 70 * day, stop: random() < 0.5 ? random() * 18 * hour : 0 },
         { from: nowMs - (14 + random() * 21) * day, stop: random() * 3 * hour },
         { from: nowMs - 120 * day, stop: 45 * day + random() * 30 * day },
         null,
@@ -282,6 +275,7 @@ describe('GET /api/v0/stores/overview: the call', () => {
     expect(Value.Check(StoresOverviewAnswer, body)).toBe(true)
     expect(body).toEqual({
       at: '2026-03-15T03:00:00.000Z',
+      rev: expect.any(Number),
       stores: [
         {
           id: yeoksam,
@@ -310,6 +304,7 @@ describe('GET /api/v0/stores/overview: the call', () => {
     expect(staffAnswer.stores.map((store: { id: number }) => store.id)).toEqual([seolleung])
     expect((await get((await signIn(app, sms, stranger)).access)).json()).toEqual({
       at: '2026-03-15T03:00:00.000Z',
+      rev: expect.any(Number),
       stores: [],
     })
   })

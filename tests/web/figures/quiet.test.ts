@@ -16,7 +16,7 @@ const daysIn = (year: number) => (Date.UTC(year + 1, 0, 1) - Date.UTC(year, 0, 1
  * Buckets of a store open from `opened` (UTC midnight) that makes `perHour` sales in each of the UTC
  * hours 0–13 (09:00–22:00 in Korea) and none at night, up to `until`.
  */
-function laundromat(years: number[], opened: string, until: Date, perHour = 3): HourlyHistory[] {
+function laundromat(years: number[], opened: string, until: Date, perHour = 6): HourlyHistory[] {
   const start = new Date(opened).getTime()
   return years.map((year) => {
     const hourCounts = Array<number>(daysIn(year) * 24).fill(0)
@@ -40,8 +40,26 @@ function stoppedAt(history: HourlyHistory[], lastSale: Date): HourlyHistory[] {
 }
 
 describe('a quiet store', () => {
-  it('has its thresholds named: 8 weeks of usual, at least 4 of history, at least 3 sales expected', () => {
-    expect([HISTORY_WEEKS, MIN_HISTORY_WEEKS, MIN_EXPECTED_SALES]).toEqual([8, 4, 3])
+  it('has its thresholds named: 8 weeks of usual, at least 4 of history, at least 12 sales expected (the calibration)', () => {
+    expect([HISTORY_WEEKS, MIN_HISTORY_WEEKS, MIN_EXPECTED_SALES]).toEqual([8, 4, 12])
+  })
+
+  it('a short lull is no warning: fewer than MIN_EXPECTED_SALES expected, however unusual', () => {
+    // 6 sales an hour: 11 expected after 1 h 50 min without one, 12 after 2 h.
+    const lastSale = new Date('2026-11-20T05:00:00.000Z')
+    const history = stoppedAt(
+      laundromat([2026], '2026-06-01', new Date('2026-11-20T12:00:00.000Z')),
+      lastSale,
+    )
+    const at = (minutes: number) =>
+      quietStore({
+        history,
+        lastSaleAt: lastSale.getTime(),
+        now: new Date(lastSale.getTime() + minutes * 60_000),
+        online: true,
+      })
+    expect(at(110)).toBeNull()
+    expect(at(120)).toEqual({ since: lastSale.getTime(), quietHours: 2, expectedSales: 12 })
   })
 
   it('a normal evening: a sale ten minutes ago is no warning', () => {
@@ -59,24 +77,24 @@ describe('a quiet store', () => {
     expect(quietStore({ history, lastSaleAt: lastSale.getTime(), now, online: true })).toBeNull()
   })
 
-  it('a broken afternoon: three hours without a sale where 9 are usual is a warning', () => {
+  it('a broken afternoon: three hours without a sale where 18 are usual is a warning', () => {
     const now = new Date('2026-11-20T08:00:00.000Z')
     const lastSale = new Date('2026-11-20T05:00:00.000Z')
     const history = stoppedAt(laundromat([2026], '2026-06-01', now), lastSale)
     const quiet = quietStore({ history, lastSaleAt: lastSale.getTime(), now, online: true })
-    expect(quiet).toEqual({ since: lastSale.getTime(), quietHours: 3, expectedSales: 9 })
-    expect(quiet && quietStoreText(quiet)).toBe('3시간째 결제 없음 · 평소 이 시간 약 9건')
+    expect(quiet).toEqual({ since: lastSale.getTime(), quietHours: 3, expectedSales: 18 })
+    expect(quiet && quietStoreText(quiet)).toBe('3시간째 결제 없음 · 평소 이 시간 약 18건')
   })
 
   it('the current hour counts for the part of it that has passed', () => {
-    const now = new Date('2026-11-20T06:40:00.000Z')
+    const now = new Date('2026-11-20T07:40:00.000Z')
     const lastSale = new Date('2026-11-20T05:00:00.000Z')
     const history = stoppedAt(laundromat([2026], '2026-06-01', now), lastSale)
-    // 1 h 40 min × 3 an hour = 5 expected.
+    // 2 h 40 min × 6 an hour = 16 expected.
     expect(quietStore({ history, lastSaleAt: lastSale.getTime(), now, online: true })).toEqual({
       since: lastSale.getTime(),
-      quietHours: 1,
-      expectedSales: 5,
+      quietHours: 2,
+      expectedSales: 16,
     })
   })
 
@@ -110,7 +128,7 @@ describe('a quiet store', () => {
     expect(quietStore({ history, lastSaleAt: lastSale.getTime(), now, online: true })).toEqual({
       since: Date.parse('2026-11-20T00:00:00.000Z'),
       quietHours: 3,
-      expectedSales: 9,
+      expectedSales: 18,
     })
   })
 
@@ -121,7 +139,7 @@ describe('a quiet store', () => {
     expect(quietStore({ history, lastSaleAt: lastSale.getTime(), now, online: true })).toEqual({
       since: lastSale.getTime(),
       quietHours: 3,
-      expectedSales: 9,
+      expectedSales: 18,
     })
     // Without last year's buckets there are not 4 weeks of history to go on.
     const thisYearOnly = history.filter(({ year }) => year === 2027)

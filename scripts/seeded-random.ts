@@ -1,0 +1,12 @@
+// A small seeded random source (mulberry32), for tests and benches whose records must be the same every
+// run, so that a failure can be replayed from its seed. Numbers in [0, 1).
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
