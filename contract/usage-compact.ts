@@ -245,55 +245,43 @@ export const isCompactUsage = (bytes: Uint8Array) =>
 const malformed = () => new Error('compact usage: malformed answer')
 
 /**
- * Reads the varints of `bytes` from `at`: `next()` returns the one at `at` and moves past it; it throws
- * at the end of the bytes (`at` is then their length) and on one beyond a safe integer.
- */
-function varints(bytes: Uint8Array, at: number) {
-  const read = {
-    at,
-    next() {
-      let value = 0
-      let factor = 1
-      for (;;) {
-        if (read.at >= bytes.length || factor > largest) throw malformed()
-        const byte = bytes[read.at++] as number
-        value += (byte & 127) * factor
-        if (byte < 128) {
-          if (value > Number.MAX_SAFE_INTEGER) throw malformed()
-          return value
-        }
-        factor *= 128
-      }
-    },
-  }
-  return read
-}
-
-/**
  * Decodes a compact answer, calling `record(createdAt, amount)` for every record in order (ms since
  * the epoch, won): no record objects, no strings, no Dates. Returns the number of records. Throws on
  * bytes that are not a whole answer of version 1.
  */
 export function decodeUsage(bytes: Uint8Array, record: (createdAt: number, amount: number) => void): number {
   if (!isCompactUsage(bytes)) throw malformed()
-  const read = varints(bytes, magic.length)
-  const varint = read.next
+  let at: number = magic.length
   const end = bytes.length
+  const varint = () => {
+    let value = 0
+    let factor = 1
+    for (;;) {
+      if (at >= end || factor > largest) throw malformed()
+      const byte = bytes[at++] as number
+      value += (byte & 127) * factor
+      if (byte < 128) {
+        if (value > Number.MAX_SAFE_INTEGER) throw malformed()
+        return value
+      }
+      factor *= 128
+    }
+  }
   const n = varint()
   if (n === 0) {
-    if (read.at !== end) throw malformed()
+    if (at !== end) throw malformed()
     return 0
   }
   let instant = unzigzag(varint())
   if (Math.abs(instant) >= latest) throw malformed()
-  const planes = bytes[read.at++] as number
-  const k = bytes[read.at++] as number
-  if (planes > maxPlanes || k > 127 || read.at > end) throw malformed()
+  const planes = bytes[at++] as number
+  const k = bytes[at++] as number
+  if (planes > maxPlanes || k > 127 || at > end) throw malformed()
   const dictionary = new Float64Array(k)
   for (let i = 0; i < k; i++) dictionary[i] = unzigzag(varint())
   const codes = k + 1
   const highCodes = Math.floor(256 / codes)
-  const heads = read.at
+  const heads = at
   const low = heads + n
   let overflow = low + n * planes
   if (overflow > end) throw malformed()
@@ -306,7 +294,7 @@ export function decodeUsage(bytes: Uint8Array, record: (createdAt: number, amoun
   }
   const escapedHigh = highCodes - 1
   const scale = 2 ** (8 * planes)
-  read.at = overflow
+  at = overflow
   for (let i = 0; i < n; i++) {
     const head = bytes[heads + i] as number
     let high = highOf[head] as number
@@ -319,7 +307,7 @@ export function decodeUsage(bytes: Uint8Array, record: (createdAt: number, amoun
     const code = amountOf[head] as number
     record(instant, code < k ? (dictionary[code] as number) : unzigzag(varint()))
   }
-  overflow = read.at
+  overflow = at
   if (overflow !== end) throw malformed()
   return n
 }
@@ -386,27 +374,47 @@ export function encodeUsageV2(sums: LeadingSums, records: Uint8Array): Uint8Arra
   return out.bytes.slice(0, out.at)
 }
 
+/** The leading sums read so far, and where in the last piece read the version 1 answer begins. */
+export type LeadingRead = { sums: LeadingSums; recordsAt: number } | undefined
+
 /**
- * Reads the leading sums of a version 2 answer from its first bytes: the sums and where the version 1
- * answer begins, or undefined while the bytes end before the sums do. Throws on bytes that cannot
- * begin a version 2 answer of `year`.
+ * Reads the leading sums of a version 2 answer of `year` as its pieces arrive, with no copy: each call
+ * reads one more piece, in order, and returns undefined while the sums are not complete, then the sums
+ * and where in that piece the version 1 answer begins (not to be called again). Throws on bytes that
+ * cannot begin a version 2 answer of `year`.
  */
-export function readLeadingSums(
-  bytes: Uint8Array,
-  year: number,
-): { sums: LeadingSums; recordsAt: number } | undefined {
+export function leadingReader(year: number): (piece: Uint8Array) => LeadingRead {
   const days = yearDays(year)
-  for (let i = 0; i < 3 && i < bytes.length; i++) if (bytes[i] !== magicV2[i]) throw malformed()
-  // The year, D, then D sums and D counts: varints all, read as far as they have come.
-  const read = varints(bytes, 3)
+  // The magic bytes (each a varint of one byte), the year, D, then D sums and D counts: varints all.
+  const header = [...magicV2, year, days]
   const values: number[] = []
-  try {
-    while (values.length < 2 + 2 * days) values.push(read.next())
-  } catch (error) {
-    if (read.at < bytes.length) throw error
+  let value = 0
+  let factor = 1
+  return (piece) => {
+    for (let at = 0; at < piece.length; ) {
+      const byte = piece[at++] as number
+      value += (byte & 127) * factor
+      factor *= 128
+      if (factor > largest * 128) throw malformed()
+      if (byte < 128) {
+        if (values.length < 5 && value !== header[values.length]) throw malformed()
+        values.push(value)
+        value = 0
+        factor = 1
+        if (values.length === 5 + 2 * days)
+          return {
+            sums: {
+              year,
+              daySums: values.slice(5, 5 + days).map(unzigzag),
+              dayCounts: values.slice(5 + days),
+            },
+            recordsAt: at,
+          }
+      }
+    }
     return undefined
   }
-  if (values[0] !== year || values[1] !== days) throw malformed()
-  const daySums = values.slice(2, 2 + days).map(unzigzag)
-  return { sums: { year, daySums, dayCounts: values.slice(2 + days) }, recordsAt: read.at }
 }
+
+/** The leading sums of a version 2 answer from its first bytes, as `leadingReader` reads them in one piece. */
+export const readLeadingSums = (bytes: Uint8Array, year: number): LeadingRead => leadingReader(year)(bytes)

@@ -124,7 +124,7 @@ export const usageQuery = (storeId: number, year: number, followed = true) =>
       )
       if (!isSessionCurrent(startedIn)) throw new StaleSessionError()
       // Replaced by the data this returns.
-      void client.resetQueries({ queryKey: key, exact: true })
+      void client.resetQueries({ queryKey: key })
       return { buckets, etag, rev: revOf(response) }
     },
   })

@@ -11,7 +11,8 @@ import {
 } from '../../../contract/usage-compact.ts'
 import { compactUsageType, usageAccept } from '../../../contract/usage-compact-type.ts'
 import type { Buckets } from '../../../src/figures/buckets.ts'
-import { bucketCompact, bucketUsage } from '../../../src/workers/bucket-records.ts'
+import { bucketUsage } from '../../../src/workers/bucket-exact.ts'
+import { bucketCompact } from '../../../src/workers/bucket-records.ts'
 
 type Record = { at: number; amount: number }
 

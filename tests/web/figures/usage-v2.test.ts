@@ -10,12 +10,8 @@ import { encodeUsage, encodeUsageV2, leadingSums, readLeadingSums } from '../../
 import { compactUsageTypeV2, usageAccept } from '../../../contract/usage-compact-type.ts'
 import type { Buckets } from '../../../src/figures/buckets.ts'
 import { leadingKey, type Usage, usageKeys, usageQuery } from '../../../src/figures/year-query.ts'
-import {
-  bucketCompact,
-  bucketExactly,
-  leadingBuckets,
-  usageFeed,
-} from '../../../src/workers/bucket-records.ts'
+import { bucketExactly } from '../../../src/workers/bucket-exact.ts'
+import { bucketCompact, leadingBuckets, usageFeed } from '../../../src/workers/bucket-records.ts'
 import { fakeServer } from '../fake-server.ts'
 
 type Row = { at: number; amount: number }
