@@ -11,7 +11,13 @@ import { compactUsageTypeV2, usageAccept } from '../../../contract/usage-compact
 import type { Buckets } from '../../../src/figures/buckets.ts'
 import { leadingKey, type Usage, usageKeys, usageQuery } from '../../../src/figures/year-query.ts'
 import { bucketExactly } from '../../../src/workers/bucket-exact.ts'
-import { bucketCompact, leadingBuckets, usageFeed } from '../../../src/workers/bucket-records.ts'
+import {
+  type BucketReply,
+  bucketCompact,
+  bucketing,
+  leadingBuckets,
+  usageFeed,
+} from '../../../src/workers/bucket-records.ts'
 import { fakeServer } from '../fake-server.ts'
 
 type Row = { at: number; amount: number }
@@ -144,6 +150,57 @@ describe('the worker’s feed', () => {
       expect(feed.end()).toEqual(bucketExactly(json(rows), 2026))
       expect(onLeading).not.toHaveBeenCalled()
     }
+  })
+
+  it('JSON in another layout: the exact path, loaded on demand, gives the same buckets', async () => {
+    const spaced = new TextEncoder().encode(
+      JSON.stringify(
+        { usages: rows.map((r) => ({ amount: r.amount, createdAt: new Date(r.at).toISOString() })) },
+        null,
+        1,
+      ),
+    )
+    const feed = usageFeed(2026, 'application/json', () => {})
+    for (let at = 0; at < spaced.length; at += 100) feed.push(spaced.slice(at, at + 100))
+    const end = feed.end()
+    expect(end).toBeInstanceOf(Promise)
+    expect(await end).toEqual(bucketExactly(json(rows), 2026))
+  })
+})
+
+describe('bucketing by messages (the worker’s, and the main thread’s without one)', () => {
+  const rows: Row[] = [
+    { at: Date.UTC(2026, 2, 1, 9), amount: 4000 },
+    { at: Date.UTC(2026, 6, 7, 12), amount: 3500 },
+  ]
+
+  it('answers several answers at once by their ids: the leading buckets, then the buckets or the error', async () => {
+    const replies: BucketReply[] = []
+    const handle = bucketing((reply) => replies.push(reply))
+    const { bytes } = v2(2026, rows)
+    await handle({ id: 1, year: 2026, contentType: compactUsageTypeV2 })
+    await handle({ id: 2, year: 2026, contentType: 'application/json' })
+    await handle({ id: 3, year: 2026, contentType: compactUsageTypeV2 })
+    await handle({ id: 1, piece: bytes })
+    await handle({ id: 2, piece: json(rows) })
+    await handle({ id: 3, piece: bytes.slice(0, 10) })
+    await handle({ id: 2, end: true })
+    await handle({ id: 1, end: true })
+    // A body that failed: dropped, with no reply, and nothing more for its id.
+    await handle({ id: 3, end: false })
+    await handle({ id: 3, end: true })
+    expect(replies.map((reply) => [reply.id, Object.keys(reply)[1]])).toEqual([
+      [1, 'leading'],
+      [2, 'buckets'],
+      [1, 'buckets'],
+    ])
+    expect(replies[1]).toEqual({ id: 2, buckets: bucketExactly(json(rows), 2026) })
+    expect(replies[2]).toEqual({ id: 1, buckets: bucketExactly(json(rows), 2026) })
+    // An answer cut within its leading sums is malformed.
+    await handle({ id: 4, year: 2026, contentType: compactUsageTypeV2 })
+    await handle({ id: 4, piece: bytes.slice(0, 10) })
+    await handle({ id: 4, end: true })
+    expect(replies[3]).toEqual({ id: 4, error: 'compact usage: malformed answer' })
   })
 })
 
