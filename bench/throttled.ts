@@ -121,26 +121,29 @@ async function switchStore(page: Page, name: string): Promise<number> {
   await page.getByRole('button', { name: /매장 바꾸기/ }).click()
   const choice = page.getByRole('button', { name, exact: true })
   await choice.waitFor()
-  const chosenAt = await page.evaluate((target) => {
-    const look = () => {
-      const shown =
-        document.querySelector('.store-current .store-name')?.textContent === target &&
-        document.querySelector('[data-testid="year-total"]') &&
-        document.querySelector('[data-testid="month-total"]')
-      if (shown) (window as unknown as { switched: number }).switched = performance.now()
-      else requestAnimationFrame(look)
-    }
-    requestAnimationFrame(look)
-    return performance.now()
-  }, name)
+  // A string, as the watcher above: a function would bring the TypeScript loader's helpers along. From
+  // the choice's click (as the page gets it) until both totals show under the chosen store's name.
+  await page.evaluate(`(() => {
+    document.addEventListener('click', () => {
+      const chosen = performance.now()
+      const look = () => {
+        const shown =
+          document.querySelector('.store-current .store-name')?.textContent === ${JSON.stringify(name)} &&
+          document.querySelector('[data-testid="year-total"]') &&
+          document.querySelector('[data-testid="month-total"]')
+        if (shown) window.switchMs = performance.now() - chosen
+        else requestAnimationFrame(look)
+      }
+      requestAnimationFrame(look)
+    }, { capture: true, once: true })
+  })()`)
   await choice.click()
-  const shownAt = await page
-    .waitForFunction(() => (window as unknown as { switched?: number }).switched, null, {
+  return page
+    .waitForFunction(() => (window as unknown as { switchMs?: number }).switchMs, null, {
       timeout: 120_000,
       polling: 50,
     })
     .then((handle) => handle.jsonValue() as Promise<number>)
-  return shownAt - chosenAt
 }
 
 async function oneRun(
