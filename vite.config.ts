@@ -109,6 +109,9 @@ export default defineConfig(({ mode }) => ({
       },
     }),
   ],
+  // The bucketing worker is a module (bucket-client.ts starts it with type: 'module'): ES output lets it
+  // load the exact JSON path (bucket-exact.ts, date-fns) only for an answer that needs it.
+  worker: { format: 'es' },
   server: {
     proxy: { '/api': apiTarget, '/images': apiTarget },
   },

@@ -4,7 +4,7 @@
 // answer and bytes.
 import { request } from 'node:http'
 import autocannon from 'autocannon'
-import { compactUsageType, usageAccept } from '../contract/usage-compact-type.ts'
+import { compactUsageTypeV2, usageAccept } from '../contract/usage-compact-type.ts'
 import type { RunningServer } from '../scripts/run-server.ts'
 
 const median = (values: number[]) =>
@@ -99,10 +99,11 @@ export async function benchApi(server: RunningServer, access: string, storeId: n
 
   const [gzipBytes, brotliBytes, identityBytes] = [await wire('gzip'), await wire('br'), plain.body.length]
 
-  // The compact form, as the app asks for it: first answer (built now), then its bytes.
+  // The compact form, as the app asks for it (version 2, the year's sums first): first answer (built
+  // now), then its bytes.
   const compactHeaders = (encoding: string) => ({ ...auth, accept: usageAccept, 'accept-encoding': encoding })
   const compactFirst = await timed(url, compactHeaders('br'))
-  if (compactFirst.status !== 200 || compactFirst.headers['content-type'] !== compactUsageType)
+  if (compactFirst.status !== 200 || compactFirst.headers['content-type'] !== compactUsageTypeV2)
     throw new Error(`compact usage answered ${compactFirst.status} ${compactFirst.headers['content-type']}`)
   const compact = {
     firstAnswerMs: compactFirst.ms,

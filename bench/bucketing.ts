@@ -4,7 +4,8 @@
 import { encodeUsage } from '../contract/usage-compact.ts'
 import { compactUsageType } from '../contract/usage-compact-type.ts'
 import { type Buckets, emptyBuckets } from '../src/figures/buckets.ts'
-import { bucketUsage, scanCanonical } from '../src/workers/bucket-records.ts'
+import { bucketUsage } from '../src/workers/bucket-exact.ts'
+import { scanCanonical } from '../src/workers/bucket-records.ts'
 
 /** `count` records spread over `year`, sorted, deterministic: createdAt (ms) and amount columns. */
 function records(count: number, year: number) {

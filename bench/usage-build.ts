@@ -46,8 +46,8 @@ try {
       brotli: perRecord(answer.brotli.length),
       gzip: perRecord(answer.gzip.length),
     })
-    const forms: UsageForm[] = ['json', 'compact']
-    const runs: Record<UsageForm, number[]> = { json: [], compact: [] }
+    const forms: UsageForm[] = ['json', 'compact', 'compact2']
+    const runs: Record<UsageForm, number[]> = { json: [], compact: [], compact2: [] }
     const built: Partial<Record<UsageForm, EncodedUsage>> = {}
     for (let run = 0; run < 3; run++) {
       for (const form of forms) {
@@ -75,6 +75,7 @@ try {
       records,
       jsonMs: runs.json,
       compactMs: runs.compact,
+      compact2Ms: runs.compact2,
       bytesPerRecord,
       recompression,
     }

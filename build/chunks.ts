@@ -42,6 +42,8 @@ const pushSubscription = sourceFile('src/features/alerts/push-subscription.ts')
 /** Code the sales screen imports on demand, which only ever runs once `signed-in` has loaded. */
 const onDemandBySignedIn = [
   sourceFile('src/workers/bucket-records.ts'),
+  // Its exact JSON path, which it loads on demand in turn (bucket-records.ts).
+  sourceFile('src/workers/bucket-exact.ts'),
   sourceFile('src/features/sales/export-csv.ts'),
   // The stores overview's query, which its route's loader asks for while the overview's chunk loads.
   sourceFile('src/features/stores/overview-live.ts'),

@@ -4,5 +4,11 @@
 
 /** The media type, as the server sends it in Content-Type and the app names it in Accept. */
 export const compactUsageType = 'application/vnd.laundry.usage; v=1'
-/** What the app sends as Accept for a usage answer: the compact form, else the contract's JSON. */
-export const usageAccept = 'application/vnd.laundry.usage; v=1, application/json;q=0.9'
+/** Version 2: the year's day sums first, then the records as version 1 carries them (usage-compact.md). */
+export const compactUsageTypeV2 = 'application/vnd.laundry.usage; v=2'
+/**
+ * What the app sends as Accept for a usage answer: the compact form's version 2, else version 1 (a
+ * server of before version 2), else the contract's JSON.
+ */
+export const usageAccept =
+  'application/vnd.laundry.usage; v=2, application/vnd.laundry.usage; v=1;q=0.95, application/json;q=0.9'

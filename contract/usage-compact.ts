@@ -14,15 +14,24 @@
 // type is in usage-compact-type.ts, which the app's main thread imports without this code.
 
 /**
+ * The version of the compact form a Content-Type (or one Accept entry, its q left aside) names, any case
+ * and spacing (`v=1`, `v="2"`); 0 for anything else.
+ */
+export function compactUsageVersion(value: string | null | undefined): number {
+  // The name, any parameters, then the first `v` parameter: 1 or 2, quoted or not.
+  const version =
+    /^\s*application\/vnd\.laundry\.usage\s*(?:;[^;]*?)*?;\s*v\s*=\s*"?([12])"?\s*(?:;|$)/i.exec(value ?? '')
+  return version ? Number(version[1]) : 0
+}
+
+/** Whether a Content-Type (or one Accept entry) names the compact form, version 2. */
+export const isCompactUsageTypeV2 = (value: string | null | undefined) => compactUsageVersion(value) === 2
+
+/**
  * Whether a Content-Type (or one Accept entry, its q left aside) names the compact form, version 1:
  * `compactUsageType` of usage-compact-type.ts, any case and spacing.
  */
-export function isCompactUsageType(value: string | null | undefined): boolean {
-  if (!value) return false
-  const [name, ...params] = value.split(';')
-  if (name?.trim().toLowerCase() !== 'application/vnd.laundry.usage') return false
-  return params.some((param) => /^\s*v\s*=\s*"?1"?\s*$/i.test(param))
-}
+export const isCompactUsageType = (value: string | null | undefined) => compactUsageVersion(value) === 1
 
 /** The first bytes of every answer: "LU" and the format version. */
 const magic = [0x4c, 0x55, 1] as const
@@ -302,3 +311,110 @@ export function decodeUsage(bytes: Uint8Array, record: (createdAt: number, amoun
   if (overflow !== end) throw malformed()
   return n
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Version 2 (`application/vnd.laundry.usage; v=2`, usage-compact.md "Version 2"): the year's day sums
+// and day counts first, then a whole version 1 answer of the same records, byte for byte. What the
+// first screen shows (both totals, both charts) follows from the leading sums alone, so the app paints
+// it once the first 1–2 kB have arrived, and the rest when the records are complete.
+
+/** The first bytes of a version 2 answer. */
+const magicV2 = [0x4c, 0x55, 2] as const
+
+/** The leading sums of a version 2 answer: one entry per UTC day of the year, 1 January first. */
+export interface LeadingSums {
+  year: number
+  /** The sum of each day (refunds lower it), in won. */
+  daySums: number[]
+  /** The number of sales (amount above zero) of each day. */
+  dayCounts: number[]
+}
+
+const dayMs = 86_400_000
+const yearDays = (year: number) => (Date.UTC(year + 1, 0, 1) - Date.UTC(year, 0, 1)) / dayMs
+
+/**
+ * The day sums and counts of the records of one UTC year (records of another year add nothing), as the
+ * bucketing worker sums them from the records.
+ */
+export function leadingSums(
+  year: number,
+  createdAt: ArrayLike<number>,
+  amounts: ArrayLike<number>,
+): LeadingSums {
+  const days = yearDays(year)
+  const daySums = Array<number>(days).fill(0)
+  const dayCounts = Array<number>(days).fill(0)
+  const start = Date.UTC(year, 0, 1)
+  for (let i = 0; i < createdAt.length; i++) {
+    const day = Math.floor(((createdAt[i] as number) - start) / dayMs)
+    if (!(day >= 0 && day < days)) continue
+    const amount = amounts[i] as number
+    daySums[day] = (daySums[day] as number) + amount
+    if (amount > 0) dayCounts[day] = (dayCounts[day] as number) + 1
+  }
+  return { year, daySums, dayCounts }
+}
+
+/** Encodes a version 2 answer: the given leading sums, then `encodeUsage` of the records. */
+export function encodeUsageV2(sums: LeadingSums, records: Uint8Array): Uint8Array<ArrayBuffer> {
+  const days = sums.daySums.length
+  const out = new Writer(16 + days * 6 + records.length)
+  for (const byte of magicV2) out.byte(byte)
+  out.varint(sums.year)
+  out.varint(days)
+  for (const sum of sums.daySums) {
+    checkAmount(sum)
+    out.varint(zigzag(sum))
+  }
+  for (const count of sums.dayCounts) out.varint(count)
+  out.reserve(records.length)
+  out.bytes.set(records, out.at)
+  out.at += records.length
+  return out.bytes.slice(0, out.at)
+}
+
+/** The leading sums read so far, and where in the last piece read the version 1 answer begins. */
+export type LeadingRead = { sums: LeadingSums; recordsAt: number } | undefined
+
+/**
+ * Reads the leading sums of a version 2 answer of `year` as its pieces arrive, with no copy: each call
+ * reads one more piece, in order, and returns undefined while the sums are not complete, then the sums
+ * and where in that piece the version 1 answer begins (not to be called again). Throws on bytes that
+ * cannot begin a version 2 answer of `year`.
+ */
+export function leadingReader(year: number): (piece: Uint8Array) => LeadingRead {
+  const days = yearDays(year)
+  // The magic bytes (each a varint of one byte), the year, D, then D sums and D counts: varints all.
+  const header = [...magicV2, year, days]
+  const values: number[] = []
+  let value = 0
+  let factor = 1
+  return (piece) => {
+    for (let at = 0; at < piece.length; ) {
+      const byte = piece[at++] as number
+      value += (byte & 127) * factor
+      factor *= 128
+      if (factor > largest * 128) throw malformed()
+      if (byte < 128) {
+        if (values.length < 5 && value !== header[values.length]) throw malformed()
+        values.push(value)
+        value = 0
+        factor = 1
+        if (values.length === 5 + 2 * days)
+          return {
+            sums: {
+              year,
+              daySums: values.slice(5, 5 + days).map(unzigzag),
+              dayCounts: values.slice(5 + days),
+            },
+            recordsAt: at,
+          }
+      }
+    }
+    return undefined
+  }
+}
+
+/** The leading sums of a version 2 answer from its first bytes, as `leadingReader` reads them in one piece. */
+export const readLeadingSums = (bytes: Uint8Array, year: number): LeadingRead => leadingReader(year)(bytes)

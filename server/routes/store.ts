@@ -4,7 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { ErrorBody, UsageAnswer, UsageParams, UsageQuery, usageRevisionHeader } from '../../contract/api.ts'
-import { compactUsageType } from '../../contract/usage-compact-type.ts'
+import { compactUsageType, compactUsageTypeV2 } from '../../contract/usage-compact-type.ts'
 import { ApiError, messages } from '../errors.ts'
 import { uncompressedBody } from '../usage/answer.ts'
 import { accepts, etagMatches, usageFormFor } from '../usage/negotiation.ts'
@@ -21,6 +21,7 @@ export const storeRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Answers carry an ETag; send it back in If-None-Match to get 304 Not Modified while nothing changed. ' +
           `The answer is the JSON below unless Accept names \`${compactUsageType}\` with a q at least JSON's: ` +
           'then the same records come in that compact encoding (docs/architecture.md, "The compact usage encoding"), ' +
+          `and when it names \`${compactUsageTypeV2}\` with a q at least that, in version 2 (the year's day sums first), ` +
           "with an ETag of its own. Both forms carry Vary: Accept, Accept-Encoding, and the year's revision in `Usage-Revision` " +
           '(0 before its first record): the `after` of the changes call, GET /api/v0/store/{id}/usage/changes.',
         params: UsageParams,
@@ -42,6 +43,13 @@ export const storeRoutes: FastifyPluginAsyncTypebox = async (app) => {
                   format: 'binary',
                   description:
                     'The compact encoding, version 1 (docs/architecture.md, "The compact usage encoding"): only to a client whose Accept prefers it.',
+                }),
+              },
+              [compactUsageTypeV2]: {
+                schema: Type.String({
+                  format: 'binary',
+                  description:
+                    "The compact encoding, version 2: the year's day sums and counts, then version 1's bytes (contract/usage-compact.md).",
                 }),
               },
             },

@@ -4,12 +4,21 @@
 import { createHash } from 'node:crypto'
 import { promisify } from 'node:util'
 import { brotliCompress, constants, createBrotliCompress, gunzip, gzip } from 'node:zlib'
-import { compactUsageType } from '../../contract/usage-compact-type.ts'
+import { compactUsageType, compactUsageTypeV2 } from '../../contract/usage-compact-type.ts'
 import type { Db } from '../db/client.ts'
-import { usageCompact, usageJson } from './scan.ts'
+import { usageCompact, usageCompactV2, usageJson } from './scan.ts'
 
-/** The two forms of a usage answer: the contract's JSON, and the compact encoding of our app. */
-export type UsageForm = 'json' | 'compact'
+/**
+ * The forms of a usage answer: the contract's JSON, and the compact encoding of our app, version 1
+ * (`compact`) and version 2 (`compact2`: the year's day sums, then version 1's bytes).
+ */
+export type UsageForm = 'json' | 'compact' | 'compact2'
+
+const typeOf = {
+  json: 'application/json; charset=utf-8',
+  compact: compactUsageType,
+  compact2: compactUsageTypeV2,
+}
 
 /** One usage answer, as it is sent: its version, form and ETag, and its body compressed both ways. */
 export interface EncodedUsage {
@@ -51,9 +60,10 @@ const brotliParams = (quality: number, body: Buffer) => ({
 const firstCompression = {
   json: { brotliQuality: 2, gzipLevel: 1 },
   compact: { brotliQuality: 5, gzipLevel: 6 },
+  compact2: { brotliQuality: 5, gzipLevel: 6 },
 } as const
 
-export const jsonUsageType = 'application/json; charset=utf-8'
+export const jsonUsageType = typeOf.json
 
 /**
  * Builds one answer as the cache does when it does not hold it: query, encoding, hash and the first
@@ -69,7 +79,9 @@ export async function buildUsageAnswer(
   const body =
     form === 'json'
       ? Buffer.from(await usageJson(db, storeId, year))
-      : Buffer.from(await usageCompact(db, storeId, year))
+      : form === 'compact'
+        ? Buffer.from(await usageCompact(db, storeId, year))
+        : Buffer.from(await usageCompactV2(db, storeId, year))
   const { brotliQuality, gzipLevel } = firstCompression[form]
   const [gzipped, brotli] = await Promise.all([
     gzipAsync(body, { level: gzipLevel }),
@@ -77,12 +89,12 @@ export async function buildUsageAnswer(
   ])
   // The JSON's hash as before (its ETags stay valid); the compact one's names its form too.
   const hash = createHash('sha256')
-  if (form === 'compact') hash.update(`${compactUsageType}\n`)
+  if (form !== 'json') hash.update(`${typeOf[form]}\n`)
   const tag = hash.update(body).digest('base64url').slice(0, 22)
   return {
     version,
     form,
-    type: form === 'json' ? jsonUsageType : compactUsageType,
+    type: typeOf[form],
     etag: `W/"${tag}"`,
     gzip: gzipped,
     brotli,

@@ -125,7 +125,7 @@ export function usageCache(
     },
 
     /**
-     * Builds ahead, one after another, the compact answers (the form the app asks for) of the `limit`
+     * Builds ahead, one after another, the compact answers of version 2 (the form the app asks for) of the `limit`
      * busiest store-years of `years` (the most changed first): after a start, the first owner to ask
      * gets one from memory instead of waiting for a build from a cold database. Returns how many.
      */
@@ -136,7 +136,7 @@ export function usageCache(
         .where(inArray(usageYears.year, years))
         .orderBy(desc(usageYears.version))
         .limit(limit)
-      for (const { storeId, year, version } of busiest) await get(storeId, year, Number(version), 'compact')
+      for (const { storeId, year, version } of busiest) await get(storeId, year, Number(version), 'compact2')
       return busiest.length
     },
 

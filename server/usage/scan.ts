@@ -5,7 +5,7 @@
 // ordered scan of the same rows.
 import { sql } from 'drizzle-orm'
 import * as canonical from '../../contract/usage-bytes.ts'
-import { encodeUsage } from '../../contract/usage-compact.ts'
+import { encodeUsage, encodeUsageV2, leadingSums } from '../../contract/usage-compact.ts'
 import { type Db, queryRows } from '../db/client.ts'
 
 /**
@@ -61,6 +61,18 @@ function parsePairs(text: string, createdAt: number[], amounts: number[]) {
  * thousands of rows one by one cost several times more, above all on PGlite).
  */
 export async function usageCompact(db: Db, storeId: number, year: number): Promise<Uint8Array> {
+  const { createdAt, amounts } = await usageColumns(db, storeId, year)
+  return encodeUsage(createdAt, amounts)
+}
+
+/** The answer in the compact encoding's version 2: the year's day sums, then `usageCompact`'s bytes. */
+export async function usageCompactV2(db: Db, storeId: number, year: number): Promise<Uint8Array> {
+  const { createdAt, amounts } = await usageColumns(db, storeId, year)
+  return encodeUsageV2(leadingSums(year, createdAt, amounts), encodeUsage(createdAt, amounts))
+}
+
+/** The year's records as two columns, createdAt (ms) and amount, in the order of `usageJson`. */
+async function usageColumns(db: Db, storeId: number, year: number) {
   const from = new Date(Date.UTC(year, 0, 1))
   const to = new Date(Date.UTC(year + 1, 0, 1))
   // date_part gives the epoch as a float8 (extract gives a numeric, about 8 ms slower on the busy
@@ -76,5 +88,5 @@ export async function usageCompact(db: Db, storeId: number, year: number): Promi
   const createdAt: number[] = []
   const amounts: number[] = []
   parsePairs(row?.pairs ?? '', createdAt, amounts)
-  return encodeUsage(createdAt, amounts)
+  return { createdAt, amounts }
 }

@@ -2,12 +2,12 @@
 // §4.4, decision 25): the sales screen and the stores overview. The status is what the figures are
 // worth now, so that kept figures never pass for current ones, and a store-year never shows another's.
 // The overview, which shows every store at once, reads the same from the cache (cached-year-figures.ts).
-import { useQuery } from '@tanstack/react-query'
+import { skipToken, useQuery } from '@tanstack/react-query'
 import { OfflineError } from '../lib/api.ts'
 import { useOnline } from '../lib/online.ts'
 import type { Buckets } from './buckets.ts'
 import { useLive } from './live.ts'
-import { type Usage, usageQuery } from './year-query.ts'
+import { leadingKey, type Usage, usageQuery } from './year-query.ts'
 
 /**
  * - `loading`: nothing of this store-year yet, and nothing known to be wrong: it is on its way;
@@ -70,7 +70,8 @@ export function yearFigures(query: QueryView, previous: Usage | undefined, onlin
  * from a server with the changes call (live.ts), and their status; last
  * year's are asked for once this year's are there (never holding up the first figures), through the
  * same query and cache, so they are kept for offline use too. `error`: the latest fetch's failure;
- * `retry` fetches again.
+ * `retry` fetches again. `leading`: while there are no buckets, those of the leading sums of a version
+ * 2 answer being fetched (or whose records then failed): totals and charts only (decision 116).
  */
 export function useYearFigures(storeId: number, year: number) {
   const query = useQuery(usageQuery(storeId, year))
@@ -78,8 +79,10 @@ export function useYearFigures(storeId: number, year: number) {
   const previous = useQuery({ ...usageQuery(storeId, year - 1, false), enabled: query.data !== undefined })
   useLive(storeId, year, query.data?.rev !== undefined)
   const online = useOnline()
+  const lead = useQuery<Buckets>({ queryKey: leadingKey(storeId, year), queryFn: skipToken }).data
   return {
     ...yearFigures(query, previous.data, online),
+    leading: query.data ? undefined : lead,
     error: query.error,
     retry: () => void query.refetch(),
   }

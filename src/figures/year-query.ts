@@ -3,7 +3,7 @@
 import { queryOptions } from '@tanstack/react-query'
 import { HttpError, StaleSessionError } from '../lib/api.ts'
 import { isSessionCurrent, sessionGeneration } from '../lib/tokens.ts'
-import { bucketInWorker } from '../workers/bucket-client.ts'
+import { bucketResponse } from '../workers/bucket-client.ts'
 import type { Buckets } from './buckets.ts'
 import { currentPeriod } from './clock.ts'
 import { requestYear, takeUsageEarly } from './year-request.ts'
@@ -19,6 +19,14 @@ export interface Usage {
    */
   rev?: number | undefined
 }
+
+/**
+ * The query key of the buckets of the leading sums of a version 2 answer still streaming (decision
+ * 116): the totals and charts are shown from them until the records are complete (then the year
+ * query's data replaces them) and while the rest failed. Not a usage key, so never kept on the device
+ * nor taken for complete figures; a session's end clears them with the rest of the cache.
+ */
+export const leadingKey = (storeId: number, year: number) => ['usage-leading', storeId, year] as const
 
 /** The store-years (query hashes) whose changes call failed in this browser: their query fetches as before. */
 export const liveFailing = new Set<string>()
@@ -75,7 +83,7 @@ const inTurn = inTurns(usageFetchesAtOnce)
 /**
  * A store's sales of one year, as buckets. Our server answers it in the compact encoding this asks for
  * (docs/architecture.md, "The compact usage encoding"), any other server in the contract's JSON; the
- * answer's bytes go straight to the bucketing worker with their Content-Type, which says which: this
+ * answer's body streams straight to the bucketing worker with its Content-Type, which says which: this
  * thread never parses the records. What is cached (and kept for offline use) is the buckets with the
  * answer's ETag, never the records: the browser does not store usage answers (`no-store`), so the app
  * revalidates itself, and a 304 keeps the buckets as they are, with no bucketing. Figures fetched for a
@@ -108,9 +116,15 @@ export const usageQuery = (storeId: number, year: number, followed = true) =>
         return rev === kept.rev ? kept : { ...kept, rev }
       }
       const etag = response.headers.get('etag')
-      const contentType = response.headers.get('content-type')
-      const buckets = await bucketInWorker(await response.arrayBuffer(), year, contentType)
+      const key = leadingKey(storeId, year)
+      const buckets = await bucketResponse(
+        response,
+        year,
+        (lead) => isSessionCurrent(startedIn) && client.setQueryData(key, lead),
+      )
       if (!isSessionCurrent(startedIn)) throw new StaleSessionError()
+      // Replaced by the data this returns.
+      void client.resetQueries({ queryKey: key })
       return { buckets, etag, rev: revOf(response) }
     },
   })

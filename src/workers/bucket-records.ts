@@ -4,9 +4,16 @@
 // Records outside the year, and records whose createdAt is not a valid ISO 8601 timestamp or whose
 // amount is not a finite number, are skipped and counted. A negative amount (a refund) lowers the sums
 // and is not a sale; a zero amount counts nothing.
-import { isValid, parseISO } from 'date-fns'
+// The exact path for JSON in another layout than our server's (date-fns' ISO reading) is in
+// bucket-exact.ts, which the worker loads only for such an answer.
 import * as canonical from '../../contract/usage-bytes.ts'
-import { decodeUsage, isCompactUsageType } from '../../contract/usage-compact.ts'
+import {
+  decodeUsage,
+  isCompactUsageType,
+  isCompactUsageTypeV2,
+  type LeadingSums,
+  leadingReader,
+} from '../../contract/usage-compact.ts'
 import { type Buckets, emptyBuckets } from '../figures/buckets.ts'
 import { dayOfYear, daysInMonth, hourMs } from '../figures/calendar.ts'
 
@@ -16,7 +23,7 @@ import { dayOfYear, daysInMonth, hourMs } from '../figures/calendar.ts'
  * days, months and year from them. Both paths add and finish through these two, so they fill every
  * figure the same way.
  */
-function add(b: Buckets, hour: number, msInYear: number, amount: number) {
+export function add(b: Buckets, hour: number, msInYear: number, amount: number) {
   b.hourSums[hour] = (b.hourSums[hour] as number) + amount
   b.records++
   if (amount > 0) {
@@ -30,7 +37,7 @@ function add(b: Buckets, hour: number, msInYear: number, amount: number) {
  * sales alike), and makes lastSaleAt, which holds milliseconds since the year began while bucketing,
  * an instant.
  */
-function finish(b: Buckets): Buckets {
+export function finish(b: Buckets): Buckets {
   const { hourSums, hourCounts } = b
   let hour = 0
   for (let m = 0; m < 12; m++) {
@@ -57,37 +64,6 @@ function finish(b: Buckets): Buckets {
   }
   if (b.lastSaleAt !== null) b.lastSaleAt += Date.UTC(b.year, 0, 1)
   return b
-}
-
-/** Adds records to buckets of one year, reading every createdAt exactly. */
-function addRecords(buckets: Buckets, usages: readonly unknown[]): Buckets {
-  const { year } = buckets
-  const yearStart = Date.UTC(year, 0, 1)
-  for (const usage of usages) {
-    const record = usage as { createdAt?: unknown; amount?: unknown } | null
-    const amount = record?.amount
-    const date = typeof record?.createdAt === 'string' ? parseISO(record.createdAt) : null
-    if (
-      !date ||
-      !isValid(date) ||
-      date.getUTCFullYear() !== year ||
-      typeof amount !== 'number' ||
-      !Number.isFinite(amount)
-    ) {
-      buckets.skipped++
-      continue
-    }
-    const msInYear = date.getTime() - yearStart
-    add(buckets, Math.floor(msInYear / hourMs), msInYear, amount)
-  }
-  return finish(buckets)
-}
-
-/** The records of a usage answer, parsed as JSON (any server's, any layout). */
-function parseUsages(bytes: Uint8Array): readonly unknown[] {
-  const text = new TextDecoder().decode(bytes)
-  const answer = (text.trim() ? JSON.parse(text) : {}) as { usages?: unknown }
-  return Array.isArray(answer?.usages) ? answer.usages : []
 }
 
 const ascii = (text: string) => Uint8Array.from(text, (char) => char.charCodeAt(0))
@@ -215,13 +191,8 @@ export function scanCanonical(bytes: Uint8Array, year: number): Buckets | null {
   return finish(buckets)
 }
 
-const asBytes = (bytes: ArrayBuffer | Uint8Array) =>
+export const asBytes = (bytes: ArrayBuffer | Uint8Array) =>
   bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes)
-
-/** The exact path: JSON.parse, then every timestamp read exactly. Any server's answer; the reference the fast path must match. */
-export function bucketExactly(bytes: ArrayBuffer | Uint8Array, year: number): Buckets {
-  return addRecords(emptyBuckets(year), parseUsages(asBytes(bytes)))
-}
 
 /**
  * The buckets of one year from a compact answer (contract/usage-compact.ts): every record is an
@@ -255,15 +226,104 @@ export function bucketCompact(bytes: ArrayBuffer | Uint8Array, year: number): Bu
 }
 
 /**
- * The buckets of one year from the bytes of a usage answer: our compact encoding when its
- * Content-Type says so, else JSON `{ "usages": [...] }` (the canonical fast path, or parsed exactly).
+ * The buckets the leading sums of a version 2 answer give: days, months, the year, with their sales
+ * (through `finish`, each day's sums put in its first hour, so its hours are not to be shown); no
+ * records or last sale.
  */
-export function bucketUsage(
-  bytes: ArrayBuffer | Uint8Array,
-  year: number,
-  contentType?: string | null,
-): Buckets {
-  const view = asBytes(bytes)
-  if (isCompactUsageType(contentType)) return bucketCompact(view, year)
-  return scanCanonical(view, year) ?? bucketExactly(view, year)
+export function leadingBuckets({ year, daySums, dayCounts }: LeadingSums): Buckets {
+  const b = emptyBuckets(year)
+  daySums.forEach((sum, day) => {
+    b.hourSums[day * 24] = sum
+    b.hourCounts[day * 24] = dayCounts[day] as number
+  })
+  return finish(b)
+}
+
+/**
+ * Buckets a usage answer as its bytes arrive (`push` each piece, `end` once the body is complete). For a
+ * version 2 answer, `onLeading` gets the buckets of its leading sums as soon as they have arrived (read
+ * from each piece as it comes, with no copy); at the end its records are bucketed, and they win: where
+ * their days differ from the leading sums, the two year totals are reported with console.error. Any
+ * other answer is bucketed at the end, as `bucketUsage` (bucket-exact.ts) does, its exact path loaded
+ * on demand.
+ */
+export function usageFeed(year: number, contentType: string | null, onLeading: (leading: Buckets) => void) {
+  /** The pieces of the records (of a version 2 answer, those after the leading sums). */
+  const pieces: Uint8Array[] = []
+  const read = isCompactUsageTypeV2(contentType) && leadingReader(year)
+  let leading: Buckets | undefined
+  /** A year's days and their sales, as one string. */
+  const daysOf = (b: Buckets | undefined) => `${[b?.days, b?.dayCounts]}`
+  return {
+    push(piece: Uint8Array) {
+      if (read && !leading) {
+        const lead = read(piece)
+        if (!lead) return
+        leading = leadingBuckets(lead.sums)
+        onLeading(leading)
+        piece = piece.subarray(lead.recordsAt)
+      }
+      pieces.push(piece)
+    },
+    end(): Buckets | Promise<Buckets> {
+      const bytes = new Uint8Array(pieces.reduce((length, piece) => length + piece.length, 0))
+      let at = 0
+      for (const piece of pieces) {
+        bytes.set(piece, at)
+        at += piece.length
+      }
+      if (!read)
+        return isCompactUsageType(contentType)
+          ? bucketCompact(bytes, year)
+          : (scanCanonical(bytes, year) ??
+              import('./bucket-exact.ts').then((exact) => exact.bucketExactly(bytes, year)))
+      // An answer that ends within its leading sums has no records here: malformed, bucketCompact throws.
+      const buckets = bucketCompact(bytes, year)
+      // A defect of the server's, reported here (in the worker, its console is the page's).
+      if (daysOf(buckets) !== daysOf(leading))
+        console.error(new Error(`usage: leading sums ≠ records (${leading?.total} ≠ ${buckets.total})`))
+      return buckets
+    },
+  }
+}
+
+/**
+ * A usage answer's start (its year, and its Content-Type: JSON or the compact encoding), then each
+ * piece of its body, then its end (`end: false` when the body failed: the answer is dropped, with no
+ * reply).
+ */
+export type BucketRequest =
+  | { id: number; year: number; contentType: string | null }
+  | { id: number; piece: Uint8Array }
+  | { id: number; end: boolean }
+
+/** For a version 2 compact answer the buckets of its leading sums first, then those of the whole answer. */
+export type BucketReply =
+  | { id: number; leading: Buckets }
+  | { id: number; buckets: Buckets }
+  | { id: number; error: string }
+
+/**
+ * The bucketing of usage answers by messages, as the worker does it (bucket.worker.ts) and the main
+ * thread where no worker runs (bucket-client.ts): several answers at once, each by its id, a `usageFeed`
+ * each; every reply goes to `reply`.
+ */
+export function bucketing(reply: (message: BucketReply) => void) {
+  const feeds = new Map<number, ReturnType<typeof usageFeed>>()
+  return async (data: BucketRequest) => {
+    const { id } = data
+    const feed = feeds.get(id)
+    try {
+      if ('year' in data)
+        feeds.set(
+          id,
+          usageFeed(data.year, data.contentType, (leading) => reply({ id, leading })),
+        )
+      else if ('piece' in data) feed?.push(data.piece)
+      else if (feeds.delete(id) && data.end && feed) reply({ id, buckets: await feed.end() })
+    } catch (error) {
+      feeds.delete(id)
+      reply({ id, error: String(error instanceof Error ? error.message : error) })
+    }
+  }
 }

@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test'
-import { compactUsageType, usageAccept } from '../../contract/usage-compact-type.ts'
+import { compactUsageTypeV2, usageAccept } from '../../contract/usage-compact-type.ts'
 import { expect, test } from './fixtures.ts'
 import {
   figuresSettled,
@@ -88,7 +88,7 @@ test('the totals shown equal the sums of the server records, across months, year
   })
   expect(usageRequests).toContain(`/api/v0/store/2/usage?year=${now.year - 1}`)
   expect(usageForms.length).toBeGreaterThanOrEqual(3)
-  expect(new Set(usageForms)).toEqual(new Set([`${usageAccept} → ${compactUsageType}`]))
+  expect(new Set(usageForms)).toEqual(new Set([`${usageAccept} → ${compactUsageTypeV2}`]))
   expect(dialogs).toEqual([])
 })
 

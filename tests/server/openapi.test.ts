@@ -1,7 +1,7 @@
 // GET /api/openapi.json declares every status the server answers: real answers of every kind, each
 // checked against the document (status declared for its operation, body matching the declared schema).
 import { describe, expect, it } from 'vitest'
-import { compactUsageType, usageAccept } from '../../contract/usage-compact-type.ts'
+import { compactUsageType, compactUsageTypeV2, usageAccept } from '../../contract/usage-compact-type.ts'
 import { addStore, addUser, grant } from '../../server/db/accounts.ts'
 import { answerOf, type OpenApiDocument, problems, unguardedDeclarations } from './openapi-check.ts'
 import { bearer, capturedSms, sharedTestApp, signIn, type TestApp, testClock } from './test-app.ts'
@@ -125,7 +125,15 @@ describe('the OpenAPI document', () => {
       url: '/api/v0/store/1/usage?year=2026',
       headers: { ...auth, accept: usageAccept },
     })
-    expect(compact.headers['content-type']).toBe(compactUsageType)
+    expect(compact.headers['content-type']).toBe(compactUsageTypeV2)
+    // Version 1, for a client that names only it.
+    const v1 = await check({
+      method: 'GET',
+      path: usage,
+      url: '/api/v0/store/1/usage?year=2026',
+      headers: { ...auth, accept: compactUsageType },
+    })
+    expect(v1.headers['content-type']).toBe(compactUsageType)
     await check({
       method: 'GET',
       path: usage,

@@ -7,7 +7,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest'
 import type { StoresOverviewAnswer } from '../../contract/api.ts'
 import { seededRandom } from '../../scripts/seeded-random.ts'
 import { storeFigures } from '../../src/figures/store-overview.ts'
-import { bucketUsage } from '../../src/workers/bucket-records.ts'
+import { bucketUsage } from '../../src/workers/bucket-exact.ts'
 import { signedIn, startAt } from './app-at.tsx'
 import { type Call, fakeServer, json } from './fake-server.ts'
 

@@ -112,7 +112,7 @@ describe('the stores overview, one store failing', () => {
     const now = new Date()
     const year = now.getUTCFullYear()
     // Store 2's figures as kept from an earlier visit.
-    const { bucketUsage } = await import('../../src/workers/bucket-records.ts')
+    const { bucketUsage } = await import('../../src/workers/bucket-exact.ts')
     const startOfToday = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())
     const bytes = new TextEncoder().encode(
       JSON.stringify({ usages: [{ createdAt: new Date(startOfToday).toISOString(), amount: 7_000 }] }),

@@ -99,13 +99,16 @@ export function SalesPage({
           now={now}
         />
       )}
-      {shown.buckets ? (
+      {shown.buckets || (shown.leading && shown.status !== 'offline') ? (
+        // Without buckets, the leading sums of a version 2 answer (decision 116): totals and charts now,
+        // the rest when the records are complete, or an honest failure if they never come.
         <Figures
-          buckets={shown.buckets}
+          buckets={(shown.buckets ?? shown.leading) as Buckets}
           previous={shown.previous}
           period={period}
           storeName={storeName}
           now={now}
+          leading={!shown.buckets && (shown.status === 'failed' ? shown.retry : true)}
         />
       ) : shown.status === 'offline' ? (
         <div className="sales-unavailable" role="status">
@@ -158,12 +161,18 @@ function Figures({
   period,
   storeName,
   now,
+  leading,
 }: {
   buckets: Buckets
   previous: Buckets | undefined
   period: Period
   storeName: string | undefined
   now: Date
+  /**
+   * Set when `buckets` are only the leading sums: the rest of the screen waits for the records (`true`),
+   * or failed (the retry).
+   */
+  leading: boolean | (() => void)
 }) {
   const { year, month } = period
   const today = currentPeriod(now)
@@ -185,16 +194,21 @@ function Figures({
     )
   }
 
+  const whole = !leading
   return (
-    <div className="sales-figures" aria-busy={false}>
+    <div className="sales-figures" aria-busy={!whole}>
       <section className="summary" aria-label="매출 합계">
-        <YearBox year={year} total={buckets.total} figures={yearComparison(buckets, previous, now)} />
+        <YearBox
+          year={year}
+          total={buckets.total}
+          figures={whole ? yearComparison(buckets, previous, now) : undefined}
+        />
         <MonthBox
           month={month}
           total={monthTotal}
-          figures={monthComparison(buckets, month, before.buckets, now)}
-          projection={isCurrentMonth ? monthProjection(buckets, previous, month, now) : undefined}
-          today={isCurrentMonth ? (todayComparison(buckets, previous, now) ?? undefined) : undefined}
+          figures={whole ? monthComparison(buckets, month, before.buckets, now) : undefined}
+          projection={whole && isCurrentMonth ? monthProjection(buckets, previous, month, now) : undefined}
+          today={whole && isCurrentMonth ? (todayComparison(buckets, previous, now) ?? undefined) : undefined}
         />
       </section>
       <LineChart
@@ -223,18 +237,35 @@ function Figures({
         formatTick={compactNumber}
         summary={`${year}년 합계 ${won(buckets.total)}`}
       />
-      <HoursSection month={month} grid={grid} busiest={busiestHours(grid)} formatValue={won} />
-      <div className="sales-tools">
-        <p className="day-start-note">{dayStartNote(deviceOffsetMinutes(now))}</p>
-        <div className="export-buttons">
-          <button type="button" className="export-button" onClick={() => void download(false)}>
-            {month}월 CSV 내려받기
-          </button>
-          <button type="button" className="export-button" onClick={() => void download(true)}>
-            {year}년 CSV 내려받기
-          </button>
-        </div>
-      </div>
+      {whole ? (
+        <>
+          <HoursSection month={month} grid={grid} busiest={busiestHours(grid)} formatValue={won} />
+          <div className="sales-tools">
+            <p className="day-start-note">{dayStartNote(deviceOffsetMinutes(now))}</p>
+            <div className="export-buttons">
+              <button type="button" className="export-button" onClick={() => void download(false)}>
+                {month}월 CSV 내려받기
+              </button>
+              <button type="button" className="export-button" onClick={() => void download(true)}>
+                {year}년 CSV 내려받기
+              </button>
+            </div>
+          </div>
+        </>
+      ) : (
+        <p className="sales-notice" role="status" data-testid="rest-status">
+          {typeof leading === 'function' ? (
+            <>
+              나머지 매출을 불러오지 못했습니다
+              <button type="button" className="retry-button" onClick={leading}>
+                다시 시도
+              </button>
+            </>
+          ) : (
+            '나머지 매출을 불러오는 중…'
+          )}
+        </p>
+      )}
     </div>
   )
 }

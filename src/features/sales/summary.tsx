@@ -33,14 +33,23 @@ function FiguresLine({ figures, against }: { figures: PeriodFigures; against: st
   )
 }
 
-export function YearBox({ year, total, figures }: { year: number; total: number; figures: PeriodFigures }) {
+/** `figures` is undefined while only the leading sums are there (the counts and comparisons need the records). */
+export function YearBox({
+  year,
+  total,
+  figures,
+}: {
+  year: number
+  total: number
+  figures?: PeriodFigures | undefined
+}) {
   return (
     <div className="summary-box">
       <h2>{year}년 매출</h2>
       <p className="summary-total" data-testid="year-total">
         {won(total)}
       </p>
-      <FiguresLine figures={figures} against="작년 같은 기간보다" />
+      {figures && <FiguresLine figures={figures} against="작년 같은 기간보다" />}
     </div>
   )
 }
@@ -54,7 +63,7 @@ export function MonthBox({
 }: {
   month: number
   total: number
-  figures: PeriodFigures
+  figures?: PeriodFigures | undefined
   /** The month-end estimate, for the current month only. */
   projection: number | null | undefined
   /** Today's line, for the current month only. */
@@ -66,7 +75,7 @@ export function MonthBox({
       <p className="summary-total" data-testid="month-total">
         {won(total)}
       </p>
-      <FiguresLine figures={figures} against="지난달 같은 기간보다" />
+      {figures && <FiguresLine figures={figures} against="지난달 같은 기간보다" />}
       {projection != null && (
         <p className="summary-line" data-testid="month-projection">
           <span>

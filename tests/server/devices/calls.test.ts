@@ -4,7 +4,7 @@
 import { sql } from 'drizzle-orm'
 import type { InjectOptions } from 'fastify'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { decodeUsage } from '../../../contract/usage-compact.ts'
+import { decodeUsage, readLeadingSums } from '../../../contract/usage-compact.ts'
 import { usageAccept } from '../../../contract/usage-compact-type.ts'
 import { queryRows } from '../../../server/db/client.ts'
 import { importUsageCsv } from '../../../server/db/import.ts'
@@ -498,8 +498,12 @@ describe("a device's sales in the usage answer", () => {
       { createdAt: '2026-03-15T01:02:03.004Z', amount: 5000 },
     ]
     expect(after[0]?.json()).toEqual({ usages: expected })
+    // The app's form, version 2: the year's day sums, then the records.
+    const v2 = new Uint8Array(after[1]?.rawPayload ?? [])
+    const lead = readLeadingSums(v2, 2026)
+    expect(lead?.sums.daySums.reduce((sum, day) => sum + day, 0)).toBe(4500)
     const compact: { createdAt: string; amount: number }[] = []
-    decodeUsage(new Uint8Array(after[1]?.rawPayload ?? []), (createdAt, amount) =>
+    decodeUsage(v2.subarray(lead?.recordsAt), (createdAt, amount) =>
       compact.push({ createdAt: new Date(createdAt).toISOString(), amount }),
     )
     expect(compact).toEqual(expected)

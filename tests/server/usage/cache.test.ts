@@ -1,7 +1,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { and, eq, sql } from 'drizzle-orm'
 import { describe, expect, it, vi } from 'vitest'
-import { compactUsageType, usageAccept } from '../../../contract/usage-compact-type.ts'
+import { compactUsageTypeV2, usageAccept } from '../../../contract/usage-compact-type.ts'
 import { addStore, addUser, grant } from '../../../server/db/accounts.ts'
 import { usages, usageYears } from '../../../server/db/schema.ts'
 import { recompressBest, uncompressedBody } from '../../../server/usage/answer.ts'
@@ -123,7 +123,7 @@ describe('the usage answer over the wire', () => {
     expect(cache.stats.builds).toBe(builds + 1)
     const answer = await usage({ accept: usageAccept }, 2026)
     expect(answer.statusCode).toBe(200)
-    expect(answer.headers['content-type']).toBe(compactUsageType)
+    expect(answer.headers['content-type']).toBe(compactUsageTypeV2)
     expect(cache.stats.builds).toBe(builds + 1)
     // The contract's JSON is not built ahead: it is asked for by other clients, and built when they do.
     await usage({}, 2026)

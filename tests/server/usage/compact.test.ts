@@ -7,13 +7,15 @@ import { sql } from 'drizzle-orm'
 import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
 import { decodeUsage } from '../../../contract/usage-compact.ts'
-import { compactUsageType, usageAccept } from '../../../contract/usage-compact-type.ts'
+import { compactUsageType } from '../../../contract/usage-compact-type.ts'
 import { addStore, addUser, grant } from '../../../server/db/accounts.ts'
 import { usages } from '../../../server/db/schema.ts'
 import { usageFormFor } from '../../../server/usage/negotiation.ts'
 import { bucketCompact, scanCanonical } from '../../../src/workers/bucket-records.ts'
 import { bearer, capturedSms, sharedTestApp, signIn, type TestApp } from '../test-app.ts'
 
+/** A client that knows version 1 only (the app before version 2): it keeps getting version 1. */
+const usageAccept = 'application/vnd.laundry.usage; v=1, application/json;q=0.9'
 const owner = '01012345678'
 const sms = capturedSms()
 let storeId = 0
@@ -75,7 +77,6 @@ describe('which form a client gets', () => {
       'application/*',
       'text/html, */*;q=0.8',
       'application/vnd.laundry.usage',
-      'application/vnd.laundry.usage; v=2',
       'application/vnd.laundry.usage; v=1; q=0',
       'application/vnd.laundry.usage; v=1; q=0.5, application/json',
       'application/vnd.laundry.usage; v=1; q=0.5, */*',
@@ -92,7 +93,7 @@ describe('which form a client gets', () => {
     expect(plain.headers['content-type']).toBe('application/json; charset=utf-8')
     expect(plain.headers.vary).toBe('accept, accept-encoding')
     expect(plain.json().usages).toHaveLength(records.length)
-    for (const accept of ['application/json', '*/*', 'application/vnd.laundry.usage; v=2']) {
+    for (const accept of ['application/json', '*/*', 'application/vnd.laundry.usage; v=3']) {
       const json = await usage({ accept })
       expect(json.headers['content-type'], accept).toBe('application/json; charset=utf-8')
       expect(json.body, accept).toBe(plain.body)

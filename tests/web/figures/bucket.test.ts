@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest'
 import { type Buckets, emptyBuckets } from '../../../src/figures/buckets.ts'
 import { daysInMonth } from '../../../src/figures/calendar.ts'
 import { packBuckets, packSeries, unpackBuckets, unpackSeries } from '../../../src/figures/kept-buckets.ts'
-import { bucketExactly, bucketUsage, scanCanonical } from '../../../src/workers/bucket-records.ts'
+import { bucketExactly, bucketUsage } from '../../../src/workers/bucket-exact.ts'
+import { scanCanonical } from '../../../src/workers/bucket-records.ts'
 
 /** A deterministic generator, so a failure can be reproduced. */
 function random(seed: number) {

@@ -6,7 +6,7 @@ import type { Buckets } from '../../../src/figures/buckets.ts'
 import { busiestHours, hourGrid, weekdayLabels } from '../../../src/figures/hour-grid.ts'
 import { change, monthComparison, periodTotals, yearComparison } from '../../../src/figures/periods.ts'
 import { monthProjection, todayComparison } from '../../../src/figures/usual.ts'
-import { bucketUsage } from '../../../src/workers/bucket-records.ts'
+import { bucketUsage } from '../../../src/workers/bucket-exact.ts'
 
 type Row = { at: number; amount: number }
 const hour = 3_600_000

@@ -3,7 +3,7 @@
 import Cookies from 'js-cookie'
 import { beforeEach, expect, it, vi } from 'vitest'
 import type { Buckets } from '../../../src/figures/buckets.ts'
-import { bucketUsage } from '../../../src/workers/bucket-records.ts'
+import { bucketUsage } from '../../../src/workers/bucket-exact.ts'
 
 const usages = Array.from({ length: 3000 }, (_, i) => ({
   createdAt: new Date(Date.UTC(2026, 0, 1) + i * 9_876_543).toISOString(),

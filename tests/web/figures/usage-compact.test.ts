@@ -3,10 +3,16 @@
 // records as the contract's JSON; and bytes that are not a whole answer are refused, never summed.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { decodeUsage, encodeUsage, isCompactUsageType } from '../../../contract/usage-compact.ts'
+import {
+  compactUsageVersion,
+  decodeUsage,
+  encodeUsage,
+  isCompactUsageType,
+} from '../../../contract/usage-compact.ts'
 import { compactUsageType, usageAccept } from '../../../contract/usage-compact-type.ts'
 import type { Buckets } from '../../../src/figures/buckets.ts'
-import { bucketCompact, bucketUsage } from '../../../src/workers/bucket-records.ts'
+import { bucketUsage } from '../../../src/workers/bucket-exact.ts'
+import { bucketCompact } from '../../../src/workers/bucket-records.ts'
 
 type Record = { at: number; amount: number }
 
@@ -176,14 +182,29 @@ describe('the compact usage encoding', () => {
     expect(() => bucketUsage(bytes.slice(0, 100), 2026, compactUsageType)).toThrow()
   })
 
-  it('is named by its media type, version 1, which the app asks for before JSON', () => {
-    expect(usageAccept).toBe('application/vnd.laundry.usage; v=1, application/json;q=0.9')
+  it('is named by its media type, version 1, which the app asks for after version 2 and before JSON', () => {
+    expect(usageAccept).toBe(
+      'application/vnd.laundry.usage; v=2, application/vnd.laundry.usage; v=1;q=0.95, application/json;q=0.9',
+    )
     expect(isCompactUsageType(compactUsageType)).toBe(true)
     expect(isCompactUsageType('application/vnd.laundry.usage;v=1')).toBe(true)
     expect(isCompactUsageType('application/vnd.laundry.usage')).toBe(false)
     expect(isCompactUsageType('application/vnd.laundry.usage; v=2')).toBe(false)
     expect(isCompactUsageType('application/json; charset=utf-8')).toBe(false)
     expect(isCompactUsageType(null)).toBe(false)
+    // The version, as one reading of the type: any case and spacing, quoted or not, the first v that names 1 or 2.
+    for (const [type, version] of [
+      ['APPLICATION/VND.LAUNDRY.USAGE ; V = "2" ', 2],
+      ['application/vnd.laundry.usage; q=0.9; v=2', 2],
+      ['application/vnd.laundry.usage; v=2;q=0.95', 2],
+      ['application/vnd.laundry.usage; v=3; v=2', 2],
+      ['application/vnd.laundry.usage; v=1; v=2', 1],
+      ['application/vnd.laundry.usage; v=12', 0],
+      ['application/vnd.laundry.usage; xv=2', 0],
+      ['application/vnd.laundry.usagex; v=1', 0],
+      ['text/plain; a=application/vnd.laundry.usage; v=1', 0],
+    ] as const)
+      expect([type, compactUsageVersion(type)]).toEqual([type, version])
     // The same bytes, read as the JSON their type says they are not: never taken for the compact form.
     const bytes = encode([{ at: utc(2026, 0, 5), amount: 4000 }])
     expect(bucketUsage(bytes, 2026, compactUsageType).total).toBe(4000)

@@ -12,7 +12,7 @@ import { queryClient, restored } from '../../../src/lib/query-client.ts'
 import { useStoreStore, useUserStore, wipeDevice } from '../../../src/lib/session-state.ts'
 import { adoptSignIn, isSessionCurrent, sessionGeneration } from '../../../src/lib/tokens.ts'
 import { keepTotals } from '../../../src/shell/kept-totals.ts'
-import { bucketUsage } from '../../../src/workers/bucket-records.ts'
+import { bucketUsage } from '../../../src/workers/bucket-exact.ts'
 import { fakeServer, json } from '../fake-server.ts'
 
 const userA = { id: 1, name: '김사장', phone: '01012345678', image: null }

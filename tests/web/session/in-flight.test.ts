@@ -172,17 +172,26 @@ describe('logout while answers are in flight', () => {
   })
 
   it('figures being bucketed when the session ends are dropped', async () => {
-    // The answer is in before logout; the session ends while its bytes are being bucketed.
+    // The answer is in before logout; the session ends while its body is being read and bucketed (as
+    // wipeDevice begins, before it reaches the query cache). No piece is asked for before the read.
+    const bytes = new TextEncoder().encode(
+      '{"usages":[{"createdAt":"2026-03-01T09:15:00.000Z","amount":4321}]}',
+    )
     fakeServer({
       'GET /api/v0/store/1/usage': () =>
-        json(200, { usages: [{ createdAt: '2026-03-01T09:15:00.000Z', amount: 4321 }] }),
-    })
-    const arrayBuffer = Response.prototype.arrayBuffer
-    vi.spyOn(Response.prototype, 'arrayBuffer').mockImplementation(async function (this: Response) {
-      const bytes = await arrayBuffer.call(this)
-      // The session ends (as wipeDevice begins, before it reaches the query cache).
-      removeTokens()
-      return bytes
+        new Response(
+          new ReadableStream<Uint8Array>(
+            {
+              pull(controller) {
+                controller.enqueue(bytes)
+                removeTokens()
+                controller.close()
+              },
+            },
+            { highWaterMark: 0 },
+          ),
+          { headers: { 'content-type': 'application/json' } },
+        ),
     })
     const error = await queryClient.fetchQuery(usageQuery(1, 2026)).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(StaleSessionError)

@@ -9,7 +9,7 @@ import { queryClient, restored } from '../../../src/lib/query-client.ts'
 import { useStoreStore, useUserStore, wipeDevice } from '../../../src/lib/session-state.ts'
 import { type KeptTotals, keepTotals } from '../../../src/shell/kept-totals.ts'
 import { keptTotalsKey } from '../../../src/shell/names.ts'
-import { bucketUsage } from '../../../src/workers/bucket-records.ts'
+import { bucketUsage } from '../../../src/workers/bucket-exact.ts'
 import { fakeServer, json, offline } from '../fake-server.ts'
 
 const user = { id: 1, name: '김사장', phone: '01012345678', image: null }
