@@ -404,12 +404,28 @@ export function createAlertRules({ db, push, log }: { db: Db; push: Push; log?: 
     }
     const stillTrue = new Set(candidates.map((c) => `${c.storeId}|${c.kind}|${c.episode}`))
 
-    // Members and their settings, for the stores with something to say (all of them for the summary).
+    // The quiet alerts pushed whose stores may have sold again since (step 2).
+    const open = await queryRows<{
+      user_id: number
+      store_id: number
+      episode: string
+      tag: string
+      title: string
+    }>(
+      db,
+      sql`select a.user_id, a.store_id, a.episode, a.tag, a.title from alerts a
+          where a.kind = 'quiet' and a.state = 'sent' and a.created_at > ${new Date(at - 2 * dayMs).toISOString()}::timestamptz
+            and a.episode not like ${`%${resumeSuffix}`}
+            and not exists (select 1 from alerts r where r.user_id = a.user_id and r.store_id = a.store_id
+              and r.kind = 'quiet' and r.episode = a.episode || ${resumeSuffix})`,
+    )
+    // Members and their settings, for the stores with something to say or a quiet alert to replace (all
+    // of them for the summary).
     const summaryDay = startOfDay(at) - dayMs
     const summaryDue = at >= startOfDay(at) + summaryAfterMs && at < startOfDay(at) + summaryUntilMs
     const wanted = new Set(candidates.map((c) => c.storeId))
     const settingRows =
-      wanted.size > 0 || summaryDue
+      wanted.size > 0 || open.length > 0 || summaryDue
         ? await queryRows<Parameters<typeof settingOf>[0] & { user_id: number; store_id: number }>(
             db,
             sql`select m.user_id, m.store_id, a.quiet, a.device_offline, a.morning_summary, a.quiet_start,
@@ -463,25 +479,15 @@ export function createAlertRules({ db, push, log }: { db: Db; push: Push; log?: 
       }
     }
 
-    // 2. Sales resumed after a quiet alert that was pushed: the same tag, replaced once.
-    const open = await queryRows<{
-      user_id: number
-      store_id: number
-      episode: string
-      tag: string
-      title: string
-    }>(
-      db,
-      sql`select a.user_id, a.store_id, a.episode, a.tag, a.title from alerts a
-          where a.kind = 'quiet' and a.state = 'sent' and a.created_at > ${new Date(at - 2 * dayMs).toISOString()}::timestamptz
-            and a.episode not like ${`%${resumeSuffix}`}
-            and not exists (select 1 from alerts r where r.user_id = a.user_id and r.store_id = a.store_id
-              and r.kind = 'quiet' and r.episode = a.episode || ${resumeSuffix})`,
-    )
+    // 2. Sales resumed after a quiet alert that was pushed: the same tag, replaced once (the alerts are
+    // read above, with the settings).
     for (const row of open) {
       const store = states.get(Number(row.store_id))
       const since = Date.parse(row.episode)
       if (!store || store.lastSaleAt === null || store.lastSaleAt <= since) continue
+      // Only to a member still, who wants this store's quiet alerts now (not snoozed, not turned off).
+      const setting = settingFor(Number(row.user_id), Number(row.store_id))
+      if (!setting || snoozed(setting) || !setting.quiet) continue
       const gap = await gapOf(store.id, since)
       if (!gap) continue
       const alert: NewAlert = {

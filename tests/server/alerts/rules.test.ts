@@ -5,12 +5,13 @@
 import { sql } from 'drizzle-orm'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { caps, deviceAlerts, resumeText, summaryMessage } from '../../../server/alerts/rules.ts'
+import { revoke } from '../../../server/db/accounts.ts'
 import { queryRows } from '../../../server/db/client.ts'
 import { inQuietHours } from '../../../server/push/settings.ts'
-import { pairedDevice } from '../devices/helpers.ts'
+import { pairedDevice, staffPhone } from '../devices/helpers.ts'
 import { fakeTransport } from '../push/helpers.ts'
 import { bearer, sharedTestApp, testClock } from '../test-app.ts'
-import { alertRows, pushEnv, quietReadyStore, sale } from './helpers.ts'
+import { alertRows, pushEnv, quietReadyStore, sale, subscribe } from './helpers.ts'
 
 // Monday 16 March 2026, 14:00 KST; the store's last sale was at 01:50 UTC (10:50 KST).
 const clock = testClock('2026-03-16T05:00:00.000Z')
@@ -108,6 +109,21 @@ describe('quiet store', () => {
     await sale(current.app, people.storeId, '2026-03-16T05:30:00.000Z')
     await evaluate()
     expect(pushed()[1]?.body).toBe('다시 판매 시작 · 14:10 (3시간 20분 무판매)')
+  })
+
+  it('a resume goes to no one removed from the store since, nor to a user who snoozed it or turned its quiet alerts off', async () => {
+    await subscribe(current.app, people.staff, 'staff')
+    expect((await evaluate()).sent).toBe(2)
+    expect(fake.sent).toHaveLength(2)
+    await revoke(current.app.db, staffPhone, people.storeId)
+    await settings({ snooze: true })
+    clock.set('2026-03-16T05:31:00.000Z')
+    await sale(current.app, people.storeId, '2026-03-16T05:30:00.000Z')
+    expect((await evaluate()).resumed).toBe(0)
+    await settings({ snooze: false, quiet: false })
+    clock.advance(60_000)
+    expect((await evaluate()).resumed).toBe(0)
+    expect(fake.sent).toHaveLength(2)
   })
 
   it('a resume is not sent for an alert that was only held', async () => {
