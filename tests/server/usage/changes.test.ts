@@ -1,11 +1,11 @@
 // The changes call (issue 23): GET /api/v0/store/{id}/usage/changes, its log kept by the usages
 // triggers (migration 0007), and the held call woken by a commit, on either database.
-import { sql } from 'drizzle-orm'
+import { type SQL, sql } from 'drizzle-orm'
 import { describe, expect, it } from 'vitest'
 import { addStore, addUser, grant } from '../../../server/db/accounts.ts'
 import { queryRows } from '../../../server/db/client.ts'
 import { usages } from '../../../server/db/schema.ts'
-import { pruneChanges } from '../../../server/usage/changes.ts'
+import { pruneChanges, readChanges } from '../../../server/usage/changes.ts'
 import { bearer, capturedSms, sharedTestApp, signIn, type TestApp, testClock, until } from '../test-app.ts'
 
 const owner = '01012345678'
@@ -14,10 +14,11 @@ const clock = testClock()
 const sms = capturedSms()
 let yeoksam = 0
 let seolleung = 0
+let strangerId = 0
 
 async function setup(app: TestApp) {
   await addUser(app.db, { phone: owner, name: '김사장' })
-  await addUser(app.db, { phone: stranger, name: '박손님' })
+  strangerId = await addUser(app.db, { phone: stranger, name: '박손님' })
   yeoksam = await addStore(app.db, { name: '역삼점' })
   seolleung = await addStore(app.db, { name: '선릉점' })
   await grant(app.db, owner, yeoksam, 'owner')
@@ -209,6 +210,28 @@ describe('GET /api/v0/store/{id}/usage/changes', () => {
       url: `/api/v0/store/${yeoksam}/usage/changes?year=2026&after=0`,
     })
     expect(unsigned.statusCode).toBe(401)
+  })
+
+  it("reads none of a store's records or changes for a caller who is not its member", async () => {
+    await sale('2026-03-01T01:00:00Z', 1000)
+    const { db } = current.app
+    const dialect = (db as unknown as { dialect: { sqlToQuery(query: SQL): { sql: string } } }).dialect
+    const statements: string[] = []
+    const watched = new Proxy(db, {
+      get(target, property, receiver) {
+        if (property !== 'execute') return Reflect.get(target, property, receiver)
+        return (query: SQL) => {
+          statements.push(dialect.sqlToQuery(query).sql)
+          return target.execute(query)
+        }
+      },
+    })
+    for (const after of [0, 1]) {
+      statements.length = 0
+      expect(await readChanges(watched, strangerId, yeoksam, 2026, after)).toEqual({ member: false })
+      // Asking for another's store costs what asking for no store does: a look at the memberships.
+      expect(statements.filter((text) => /\b(usages|usage_changes|usage_years)\b/.test(text))).toEqual([])
+    }
   })
 
   it('holds a call until a change of its store-year commits, and answers at once when one exists', async () => {
