@@ -1,6 +1,7 @@
 // Which push services a subscription may name (docs/product.md decision 90): the browsers' own, plus
 // the origins of PUSH_ALLOWED_ORIGINS (a self-hosted push service, tests). Anything else is refused,
 // so that the server never posts to an address a client chose (an internal service, say).
+import { ECDH } from 'node:crypto'
 
 /** The browsers' push services, by host and its subdomains: Chrome, Firefox, Safari, Edge. */
 const knownPushHosts = [
@@ -18,6 +19,9 @@ export function isAllowedEndpoint(endpoint: string, allowedOrigins: readonly str
   } catch {
     return false
   }
+  // Only an address in the one form the URL standard writes it: the push library reads it with Node's
+  // older parser, which reads some other forms (a backslash, say) as another host than this one does.
+  if (url.href !== endpoint) return false
   if (url.protocol !== 'https:' || url.username !== '' || url.password !== '') return false
   if (allowedOrigins.includes(url.origin)) return true
   if (url.port !== '') return false
@@ -30,4 +34,14 @@ export function isKeyOfLength(text: string, bytes: number, firstByte?: number): 
   if (!/^[A-Za-z0-9_-]+={0,2}$/.test(text)) return false
   const decoded = Buffer.from(text.replace(/=+$/, ''), 'base64url')
   return decoded.length === bytes && (firstByte === undefined || decoded[0] === firstByte)
+}
+
+/** Whether a base64url public key is a point of P-256 (65 bytes may not be: every send to it would fail). */
+export function isP256Point(text: string): boolean {
+  try {
+    ECDH.convertKey(Buffer.from(text.replace(/=+$/, ''), 'base64url'), 'prime256v1')
+    return true
+  } catch {
+    return false
+  }
 }

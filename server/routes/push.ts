@@ -15,14 +15,17 @@ import {
 } from '../../contract/api.ts'
 import { ApiError, messages } from '../errors.ts'
 import { alertsOf } from '../push/alerts.ts'
-import { isAllowedEndpoint, isKeyOfLength } from '../push/endpoints.ts'
+import { isAllowedEndpoint, isKeyOfLength, isP256Point } from '../push/endpoints.ts'
 import { changeSettings, settingsOf } from '../push/settings.ts'
 import { removeSubscription, saveSubscription } from '../push/subscriptions.ts'
+import { freeAts, recordEvents, secondsUntil } from '../sign-in/rate-limits.ts'
 
 /** The test notification: what it says, and how long a push service may keep it for an offline device. */
 export const testNotification = {
   message: { title: '시험 알림', body: '이 기기로 빨래방 매출 알림이 옵니다.', tag: 'test' },
   options: { ttlSeconds: 600, urgency: 'normal' as const },
+  /** How many a user may send: each is a send to every subscription of theirs. */
+  limit: { limit: 5, windowMs: 10 * 60_000 },
 }
 
 export const pushRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -52,7 +55,7 @@ export const pushRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { endpoint, keys } = request.body
       if (!isAllowedEndpoint(endpoint, app.config.push.allowedOrigins))
         throw new ApiError(400, messages.pushEndpoint)
-      if (!isKeyOfLength(keys.p256dh, 65, 4) || !isKeyOfLength(keys.auth, 16))
+      if (!isKeyOfLength(keys.p256dh, 65, 4) || !isP256Point(keys.p256dh) || !isKeyOfLength(keys.auth, 16))
         throw new ApiError(400, messages.pushSubscription)
       await saveSubscription(
         app.db,
@@ -85,10 +88,18 @@ export const pushRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary:
           'Send a test notification to every subscription of the caller (all their signed-in browsers)',
-        response: { 202: PushTestAnswer },
+        response: { 202: PushTestAnswer, 429: ErrorBody },
       },
     },
     async (request, reply) => {
+      const now = app.now()
+      const window = { key: `push-test:${request.userId}`, ...testNotification.limit }
+      const until = await app.db.transaction(async (tx) => {
+        const [free] = await freeAts(tx, now, [window])
+        if (!free) await recordEvents(tx, now, [window.key])
+        return free ?? 0
+      })
+      if (until) throw new ApiError(429, messages.pushTestLimit, secondsUntil(until, now))
       const report = await app.push.sendToUser(
         request.userId,
         testNotification.message,

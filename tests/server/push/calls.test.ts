@@ -171,6 +171,65 @@ describe('subscriptions', () => {
     expect((await sendTest(next.access)).json()).toEqual({ subscriptions: 1 })
   })
 
+  it('are one per sign-in (a browser has one) and at most 10 a user, the oldest going first', async () => {
+    const { app } = current
+    const tokens = await signIn(app, sms, owner)
+    await subscribe(tokens.access, fcm('before'))
+    await subscribe(tokens.access, fcm('after')) // the browser's subscription changed
+    expect((await sendTest(tokens.access)).json()).toEqual({ subscriptions: 1 })
+    expect(fake.sent.map((request) => request.endpoint)).toEqual([fcm('after')])
+    const staffId = await userIdOf(app, staff)
+    for (let n = 0; n < 11; n++) {
+      const browser = await app.tokens.start(staffId)
+      clock.advance(1000)
+      await subscribe(browser.access, fcm(`staff-${n}`))
+    }
+    const endpoints = (await app.db.execute(
+      sql`select endpoint from push_subscriptions s join users u on u.id = s.user_id where u.phone = ${staff} order by endpoint`,
+    )) as unknown as { rows: { endpoint: string }[] }
+    expect(endpoints.rows.map((row) => row.endpoint)).toEqual(
+      Array.from({ length: 10 }, (_, n) => fcm(`staff-${n + 1}`)).sort(),
+    )
+    expect(await subscriptionCount(app)).toBe(11) // the owner's one, the staff member's ten
+  })
+
+  it('sent again as they were (on every start) keep the backoff the push service asked for', async () => {
+    const { app } = current
+    const tokens = await signIn(app, sms, owner)
+    const subscription = await subscribe(tokens.access, fcm('busy'))
+    fake.answer(fcm('busy'), { statusCode: 429, retryAfter: '3600' })
+    await sendTest(tokens.access)
+    expect(fake.sent).toHaveLength(1)
+    const again = await call({
+      method: 'PUT',
+      url: '/api/v0/push/subscription',
+      headers: bearer(tokens.access),
+      payload: subscription.json,
+    })
+    expect(again.statusCode).toBe(204)
+    await sendTest(tokens.access)
+    expect(fake.sent).toHaveLength(1)
+    // New keys for the endpoint are a new subscription: it is tried at once.
+    await subscribe(tokens.access, fcm('busy'))
+    await sendTest(tokens.access)
+    expect(fake.sent).toHaveLength(2)
+  })
+
+  it('the test notification: at most 5 in 10 minutes a user, then a 429 in Korean with Retry-After', async () => {
+    const { app } = current
+    const tokens = await signIn(app, sms, owner)
+    await subscribe(tokens.access, fcm('tests'))
+    for (let n = 0; n < 5; n++) expect((await sendTest(tokens.access)).statusCode).toBe(202)
+    clock.advance(60_000)
+    const refused = await sendTest(tokens.access)
+    expect(refused.statusCode).toBe(429)
+    expect(refused.json()).toEqual({ message: messages.pushTestLimit })
+    expect(refused.headers['retry-after']).toBe('540')
+    expect(fake.sent).toHaveLength(5)
+    clock.advance(540_000)
+    expect((await sendTest(tokens.access)).statusCode).toBe(202)
+  })
+
   it('DELETE removes the caller’s own only, and is no error when there is none', async () => {
     const { app } = current
     const mine = await signIn(app, sms, owner)
@@ -262,8 +321,12 @@ describe('subscriptions', () => {
     const plain = await put(browserSubscription('http://fcm.googleapis.com/x').json)
     expect(plain.json()).toEqual({ message: messages.pushEndpoint })
     const good = browserSubscription(fcm('keys')).json
+    const offCurve = Buffer.from(good.keys.p256dh, 'base64url')
+    offCurve[40] = (offCurve[40] ?? 0) ^ 1
     for (const keys of [
       { p256dh: good.keys.p256dh.replace(/^./, 'A'), auth: good.keys.auth },
+      // 65 bytes that begin as a point should, but no point of P-256: every send would fail.
+      { p256dh: offCurve.toString('base64url'), auth: good.keys.auth },
       { p256dh: good.keys.p256dh, auth: `${good.keys.auth.slice(0, -1)}!` },
       { p256dh: good.keys.p256dh },
     ]) {
@@ -280,14 +343,13 @@ describe('subscriptions', () => {
 describe('what the push service answers', () => {
   it('404 and 410 delete the subscription; other refusals keep it', async () => {
     const { app } = current
-    const tokens = await signIn(app, sms, owner)
-    await subscribe(tokens.access, fcm('gone'))
-    await subscribe(tokens.access, fcm('expired'))
-    await subscribe(tokens.access, fcm('bad'))
+    const user = await userIdOf(app, owner)
+    // Three browsers of the owner's (a browser has one subscription).
+    for (const browser of ['gone', 'expired', 'bad'])
+      await subscribe((await app.tokens.start(user)).access, fcm(browser))
     fake.answer(fcm('gone'), { statusCode: 410 })
     fake.answer(fcm('expired'), { statusCode: 404 })
     fake.answer(fcm('bad'), { statusCode: 403 })
-    const user = await userIdOf(app, owner)
     expect(await app.push.sendToUser(user, testNotification.message, testNotification.options)).toEqual({
       sent: 0,
       gone: 2,
@@ -531,7 +593,7 @@ describe('the OpenAPI document', () => {
     expect(statuses('GET /api/v0/push/key')).toEqual([200, 401])
     expect(statuses('PUT /api/v0/push/subscription')).toEqual([204, 400])
     expect(statuses('DELETE /api/v0/push/subscription')).toEqual([204, 400])
-    expect(statuses('POST /api/v0/push/test')).toEqual([202])
+    expect(statuses('POST /api/v0/push/test')).toEqual([202, 429])
     expect(statuses('GET /api/v0/alerts/settings')).toEqual([200])
     expect(statuses('PUT /api/v0/alerts/settings')).toEqual([200, 400, 403])
     expect(statuses('GET /api/v0/alerts')).toEqual([200])

@@ -19,6 +19,7 @@ const owner = '01012345678'
 const sms = capturedSms()
 let service: Awaited<ReturnType<typeof startMockPushService>>
 let app: TestApp
+let ownerId = 0
 
 beforeAll(async () => {
   service = await startMockPushService()
@@ -28,7 +29,7 @@ beforeAll(async () => {
     env: { PUSH_ALLOWED_ORIGINS: service.origin, VAPID_SUBJECT: subject },
     pushTransport: (keys, configuredSubject) => webPushTransport({ keys, subject: configuredSubject, agent }),
   })
-  await addUser(app.db, { phone: owner, name: '김사장' })
+  ownerId = await addUser(app.db, { phone: owner, name: '김사장' })
   await grant(app.db, owner, await addStore(app.db, { name: '역삼점' }), 'owner')
 })
 afterAll(async () => {
@@ -54,11 +55,12 @@ describe('web-push against a local push service', () => {
     const browser = browserSubscription(`${service.origin}/push/browser-1`)
     const gone = browserSubscription(`${service.origin}/gone/browser-2`)
     const busy = browserSubscription(`${service.origin}/busy/browser-3`)
+    // Three browsers of the owner's, each its own sign-in (a browser has one subscription).
     for (const subscription of [browser, gone, busy]) {
       const put = await app.inject({
         method: 'PUT',
         url: '/api/v0/push/subscription',
-        headers: bearer(tokens.access),
+        headers: bearer((await app.tokens.start(ownerId)).access),
         payload: subscription.json,
       })
       expect(put.statusCode, put.body).toBe(204)
