@@ -163,7 +163,15 @@ async function clearRuntimeCaches() {
  * and stays (sign-in-storage.ts; its cookies stay too, tokens.ts).
  */
 export async function wipeDevice() {
-  removeTokens()
+  // The device is no one's now: its push subscription ends too, so that a logout the server never heard
+  // of (offline) leaves no alert of this user arriving here (the push service then answers 410 and the
+  // server forgets it). Another sign-in's device keeps it: it is that sign-in's.
+  if (removeTokens())
+    navigator.serviceWorker
+      ?.getRegistration()
+      .then((registration) => registration?.pushManager?.getSubscription())
+      .then((subscription) => subscription?.unsubscribe())
+      .catch(() => {})
   dropUsageEarly()
   useUserStore.setState({ user: null, isLoggedIn: false })
   useStoreStore.setState({ store: null, stores: [] })

@@ -120,19 +120,22 @@ export function setTokens(token: SignAnswer['token'], startedIn: number, signIn 
 
 /**
  * Ends the session on this device: a new generation, every request of the old one aborted, the cookies
- * removed. Cookies of another sign-in (made in another tab) are that sign-in's and stay.
+ * removed. Cookies of another sign-in (made in another tab) are that sign-in's and stay. Answers
+ * whether the device was this session's (and is no one's now).
  */
-export function removeTokens() {
+export function removeTokens(): boolean {
   generation += 1
   const ended = ending
   ending = new AbortController()
   ended.abort()
   const id = getSignInId()
-  if (id === undefined || id === signInId) {
+  const ours = id === undefined || id === signInId
+  if (ours) {
     Cookies.remove(accessTokenCookie, attributes())
     Cookies.remove(refreshTokenCookie, attributes())
     Cookies.remove(refreshRetryKeyCookie, attributes())
     Cookies.remove(signInIdCookie, attributes())
   }
   signInId = undefined
+  return ours
 }

@@ -89,6 +89,14 @@ describe('a tab that notices late that another user signed in', () => {
     startTab(true)
     fakeServer({})
     await restored
+    const unsubscribe = vi.fn(async () => true)
+    const registration = { pushManager: { getSubscription: async () => ({ unsubscribe }) } }
+    vi.stubGlobal(
+      'navigator',
+      Object.assign(Object.create(navigator), {
+        serviceWorker: { getRegistration: async () => registration },
+      }),
+    )
     // Tab 1 logs A out (which wipes the device) and C signs in there, while this tab is in the background.
     for (const name of ['accessToken', 'refreshToken', 'signInId']) Cookies.remove(name, { path: '/' })
     localStorage.clear()
@@ -133,6 +141,8 @@ describe('a tab that notices late that another user signed in', () => {
     for (const [key, value] of Object.entries(ofC)) expect(localStorage.getItem(key), key).toBe(value)
     expect(Cookies.get('refreshToken')).toBe('rc1')
     expect(Cookies.get('signInId')).toBe('sign-in-of-c')
+    // The browser's push subscription is C's now (the app sends it again at C's start): it stays.
+    expect(unsubscribe).not.toHaveBeenCalled()
     queryClient.clear()
   })
 })

@@ -36,6 +36,19 @@ beforeEach(() => {
 })
 afterEach(() => stop())
 
+/** A service worker holding a push subscription; answers its `unsubscribe`. */
+function browserSubscription() {
+  const unsubscribe = vi.fn(async () => true)
+  const registration = { pushManager: { getSubscription: async () => ({ unsubscribe }) } }
+  vi.stubGlobal(
+    'navigator',
+    Object.assign(Object.create(navigator), {
+      serviceWorker: { getRegistration: async () => registration },
+    }),
+  )
+  return unsubscribe
+}
+
 /** The device holds nothing of the session: no tokens, no user, no stores, no kept figures. */
 async function expectWiped() {
   await vi.waitFor(() => expect(localStorage.getItem('laundry-sales-cache')).toBeNull())
@@ -62,6 +75,14 @@ describe('every way a session ends', () => {
     await expectWiped()
     expect(home).toHaveBeenCalledTimes(1)
     expect(reload).not.toHaveBeenCalled()
+  })
+
+  it("the logout button offline: the browser's push subscription ends too, so no alert of this user arrives here", async () => {
+    const unsubscribe = browserSubscription()
+    offline()
+    expect(await logOut()).toBe(true)
+    await expectWiped()
+    await vi.waitFor(() => expect(unsubscribe).toHaveBeenCalledTimes(1))
   })
 
   it('a sign-in the server no longer honours (forced logout): wiped, then home', async () => {
