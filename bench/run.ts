@@ -51,6 +51,13 @@ const bytes = Object.fromEntries(
 step('bucketing 70,000 and 1,000,000 records')
 const bucketing = benchBucketing()
 
+interface OverviewTimes {
+  firstMs: number
+  unchangedMs: number
+  afterSaleMs: number
+  bytes: number
+}
+
 /** Runs a bench script in its own process (so its peak memory is its own) and reads its JSON line. */
 function ownProcess(script: string, ...args: string[]) {
   return ownProcessOn('', script, ...args)
@@ -98,6 +105,19 @@ const alertsScale = process.env.DATABASE_URL
         saleUpdateMs: { p95: number }
       }
     })()
+  : null
+
+step(
+  'the stores overview of an owner with 30 busy stores, from their years and from the view of every store (PostgreSQL when DATABASE_URL is set; about a minute)',
+)
+const overviewAnswer = process.env.DATABASE_URL
+  ? (ownProcessOn(process.env.DATABASE_URL, 'bench/overview.ts') as {
+      stores: number
+      records: number
+      viewLoadMs: number
+      years: OverviewTimes
+      view: OverviewTimes
+    })
   : null
 
 step(
@@ -278,6 +298,20 @@ if (alertsScale) {
     'target <= 5 ms',
   ])
 }
+if (overviewAnswer) {
+  const times = (t: OverviewTimes) =>
+    `first ${ms(t.firstMs)}, unchanged ${ms(t.unchangedMs)}, after a sale ${ms(t.afterSaleMs)} (medians)`
+  rows.push([
+    `stores overview, ${overviewAnswer.stores} stores × 40,000 records (PostgreSQL): from their years`,
+    times(overviewAnswer.years),
+    '',
+  ])
+  rows.push([
+    `stores overview, ${overviewAnswer.stores} stores × 40,000 records (PostgreSQL): from the view of every store`,
+    `${times(overviewAnswer.view)}; view loaded in ${ms(overviewAnswer.viewLoadMs)}`,
+    '',
+  ])
+}
 if (!api) throw new Error('the API was not measured')
 const a = api
 rows.push([`API ${a.records} records, first JSON answer after a start`, ms(a.firstAnswerMs), ''])
@@ -416,6 +450,7 @@ const results = {
   snapshotMemory,
   calibration,
   alertsScale,
+  overviewAnswer,
 }
 writeFileSync('bench/results.json', `${JSON.stringify(results, null, 2)}\n`)
 console.log(`\nwritten to bench/results.json in ${((Date.now() - started) / 1000).toFixed(0)} s`)

@@ -30,6 +30,8 @@ export interface StoreView {
   has(storeId: number): boolean
   /** Whether the window holds every hour the rules read at `now`. */
   covers(now: number): boolean
+  /** The revision of a store-year the view holds (usage_years.version; 0: none yet, or not held). */
+  revisionOf(storeId: number, year: number): number
   /** A sale (or refund, amount ≤ 0) recorded at `createdAt` for a store held; false when not held. */
   apply(storeId: number, createdAt: number, amount: number): boolean
   /**
@@ -254,6 +256,11 @@ export async function loadStoreView(db: Db, now: number, storeIds?: number[]): P
     origin,
     size: ids.length,
     has: (storeId) => rowOf.has(storeId),
+    revisionOf(storeId, at) {
+      const row = rowOf.get(storeId)
+      if (row === undefined || (at !== year && at !== year - 1)) return 0
+      return revisions[row * 2 + (at === year ? 0 : 1)] as number
+    },
     covers: (at) => at >= origin && windowOrigin(at) === origin,
     apply,
     refresh,

@@ -128,13 +128,19 @@ export function storesOverview(
       total: Number(row.total),
       offline: Number(row.offline),
     })
-    // The stores the view holds: brought up to the changes log after the revisions above were read (so
-    // the figures hold at least what they say), then read from it, each at once (its buckets are scratch).
+    // The stores the view holds: brought up to the changes log when it holds an older revision than
+    // those read above (so the figures hold at least what they say), then read from it, each at once
+    // (its buckets are scratch).
     const view = views?.current(now.getTime())
     const fromView = new Map<number, StoreOverview>()
-    const held = view ? rows.map((row) => Number(row.id)).filter((id) => view.has(id)) : []
+    const held = view ? rows.filter((row) => view.has(Number(row.id))) : []
     if (view && held.length > 0) {
-      await view.refresh(held)
+      const behind = held.filter(
+        (row) =>
+          view.revisionOf(Number(row.id), year) < Number(row.version) ||
+          view.revisionOf(Number(row.id), year - 1) < Number(row.previous_version),
+      )
+      if (behind.length > 0) await view.refresh(behind.map((row) => Number(row.id)))
       for (const row of rows) {
         const id = Number(row.id)
         if (!view.has(id)) continue
