@@ -263,6 +263,10 @@ export async function buildApp({
       })
   }
   const evaluator = alertsEveryMs > 0 ? setInterval(evaluateAlerts, alertsEveryMs).unref() : undefined
+  // The first evaluation at start, not a minute after it (decision 139): it loads the view of every
+  // store the stores overview answers from, so the first overviews after a start are not each store's
+  // years bucketed. Not awaited: at 10,000 stores the load takes seconds; answers fall back meanwhile.
+  if (alertsEveryMs > 0) app.addHook('onReady', async () => evaluateAlerts())
   app.decorateRequest('userId', 0)
   app.decorateRequest('signInId', '')
   // Every instance sweeps (old rate events, forgotten locks, expired codes); a sweep another instance
