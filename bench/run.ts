@@ -1,8 +1,11 @@
 // npm run bench: builds both variants, then measures bytes, bucketing, the usage API and the app in
 // Chromium, prints a table and writes bench/results.json. Figures only: nothing here passes or fails.
-// By default it finishes within 10 minutes on the 2-core machine (the CSV import and the snapshot of
-// imported rows at 300,000 rows); `npm run bench -- --full` (or BENCH_FULL=1) runs them at 3,000,000
-// rows, the size docs/operations.md's memory figures are for, which adds about 8 minutes.
+// By default it is meant to finish within 10 minutes on the 2-core machine (decision 142: 16.7 minutes
+// measured with everything on a machine shared with other work, so the runs whose targets are at full
+// scale or which repeat a figure over another transport wait for --full). `npm run bench -- --full`
+// (or BENCH_FULL=1) adds the CSV import and the snapshot of imported rows at 3,000,000 rows (the size
+// docs/operations.md's memory figures are for; about 8 minutes), the live hour over HTTPS with
+// HTTP/2 (about 2 minutes) and the 30-store overview on the Preact build (about a minute).
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
@@ -20,7 +23,7 @@ import { benchServerEnv, benchThrottled, cpuSlowdown, range, type ThrottledFigur
 
 const owner = '01012345678'
 const full = process.argv.includes('--full') || process.env.BENCH_FULL === '1'
-const importedRows = full ? 3_000_000 : 300_000
+const importedRows = 3_000_000
 const rowsText = importedRows.toLocaleString('en-US')
 const builds = { react: 'dist', preact: 'dist-preact' } as const
 const started = Date.now()
@@ -81,7 +84,7 @@ step(
 const calibration = ownProcess('bench/calibration.ts') as ReturnType<typeof calibrate>
 
 step(
-  "the server's view of every store at scale: 10,000 stores with 8 weeks of history (PostgreSQL when DATABASE_URL is set; about 5-6 minutes)",
+  "the server's view of every store at scale: 10,000 stores with 8 weeks of history (PostgreSQL when DATABASE_URL is set; about a minute)",
 )
 const alertsScale = process.env.DATABASE_URL
   ? (() => {
@@ -170,10 +173,10 @@ const live = ownProcess('bench/live.ts') as {
 
 step('snapshots of the embedded database with the demo data')
 const snapshot = ownProcess('bench/snapshot.ts')
-step(`importing ${rowsText} CSV rows into the embedded database${full ? ' (several minutes)' : ''}`)
-const csvImport = ownProcess('bench/import-memory.ts', String(importedRows))
-step(`a snapshot of ${rowsText} imported rows and its restore${full ? ' (several minutes)' : ''}`)
-const snapshotMemory = ownProcess('bench/snapshot-memory.ts', String(importedRows))
+if (full) step(`importing ${rowsText} CSV rows into the embedded database (several minutes)`)
+const csvImport = full ? ownProcess('bench/import-memory.ts', String(importedRows)) : null
+if (full) step(`a snapshot of ${rowsText} imported rows and its restore (several minutes)`)
+const snapshotMemory = full ? ownProcess('bench/snapshot-memory.ts', String(importedRows)) : null
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'laundry-bench-'))
 const env = benchServerEnv
@@ -215,19 +218,21 @@ try {
   }
   // The live hour again over HTTPS with HTTP/2 (docs/product.md decision 100), with a self-signed
   // certificate: the browser is told to accept it, and so are the bench's own calls.
-  step('live bytes over HTTPS with HTTP/2 (about a minute)')
-  const { certFile, keyFile } = selfSignedCertificate(mkdtempSync(path.join(dataDir, 'tls-')))
-  process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0'
-  const server = await runServer({
-    dataDir,
-    webDir: path.resolve(builds.react),
-    env: { ...env, TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile },
-  })
-  try {
-    liveAppH2 = await benchLiveApp(server, owner)
-  } finally {
-    await server.stop()
-    delete process.env.NODE_TLS_REJECT_UNAUTHORIZED
+  if (full) {
+    step('live bytes over HTTPS with HTTP/2 (about 2 minutes)')
+    const { certFile, keyFile } = selfSignedCertificate(mkdtempSync(path.join(dataDir, 'tls-')))
+    process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0'
+    const server = await runServer({
+      dataDir,
+      webDir: path.resolve(builds.react),
+      env: { ...env, TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile },
+    })
+    try {
+      liveAppH2 = await benchLiveApp(server, owner)
+    } finally {
+      await server.stop()
+      delete process.env.NODE_TLS_REJECT_UNAUTHORIZED
+    }
   }
 } finally {
   rmSync(dataDir, { recursive: true, force: true })
@@ -402,16 +407,23 @@ rows.push([
   `${snapshot.snapshotMb} MB; database held ${ms(snapshot.blockedMs)}, event loop stalled ${ms(snapshot.loopStallMs)}, a query waited ${ms(snapshot.queryWaitMs)}; on disk after ${ms(snapshot.totalMs)}`,
   '',
 ])
-rows.push([
-  `CSV import, ${csvImport.rows} rows, one transaction`,
-  `${csvImport.seconds} s; ${csvImport.rssBeforeMb} MB resident with the database open, ${csvImport.peakRssMb} MB at the peak`,
-  full ? 'target < 300 MB' : 'target < 300 MB at 3,000,000 rows: npm run bench -- --full',
-])
-rows.push([
-  `snapshot and restore, ${snapshotMemory.rows} imported rows`,
-  `folder ${snapshotMemory.folderMb} MB (log ${snapshotMemory.walMb} MB), snapshot ${snapshotMemory.snapshot.snapshotMb} MB in ${ms(snapshotMemory.snapshot.totalMs)}; resident ${snapshotMemory.snapshot.rssBeforeMb} → ${snapshotMemory.snapshot.peakMb} MB; restore in ${ms(snapshotMemory.restore.restoreMs)}, ${snapshotMemory.restore.rssBeforeMb} → ${snapshotMemory.restore.peakMb} MB; same rows: ${snapshotMemory.same}`,
-  'target: snapshot adds < 150 MB',
-])
+if (csvImport && snapshotMemory) {
+  rows.push([
+    `CSV import, ${csvImport.rows} rows, one transaction`,
+    `${csvImport.seconds} s; ${csvImport.rssBeforeMb} MB resident with the database open, ${csvImport.peakRssMb} MB at the peak`,
+    'target < 300 MB',
+  ])
+  rows.push([
+    `snapshot and restore, ${snapshotMemory.rows} imported rows`,
+    `folder ${snapshotMemory.folderMb} MB (log ${snapshotMemory.walMb} MB), snapshot ${snapshotMemory.snapshot.snapshotMb} MB in ${ms(snapshotMemory.snapshot.totalMs)}; resident ${snapshotMemory.snapshot.rssBeforeMb} → ${snapshotMemory.snapshot.peakMb} MB; restore in ${ms(snapshotMemory.restore.restoreMs)}, ${snapshotMemory.restore.rssBeforeMb} → ${snapshotMemory.restore.peakMb} MB; same rows: ${snapshotMemory.same}`,
+    'target: snapshot adds < 150 MB',
+  ])
+} else
+  rows.push([
+    'CSV import and snapshot of imported rows (memory at 3,000,000 rows)',
+    'not run: npm run bench -- --full',
+    'target < 300 MB; snapshot adds < 150 MB',
+  ])
 for (const [variant, result] of Object.entries(browser)) {
   rows.push([
     `${variant}: year switch, longest main-thread task`,
