@@ -39,17 +39,32 @@ try {
     select u.id, s.id, 'owner' from users u join stores s on s.name = '매장' || substr(u.phone, 4)::int`)
   // A throwaway database: no WAL for the records, no unique indexes the view does not read, and no
   // triggers (the revisions and the changes log, which the view does not read either) while inserting.
+  // The records are made store after store (so each store's rows lie together on disk, as a store's
+  // history mostly does) with their ids given, into a table without indexes; the primary key and the
+  // index the view reads are built once at the end (a sort, instead of 12.7 million inserts into
+  // B-trees larger than the database's cache: 182-260 s before, decision 138).
   await db.execute(sql`alter table usages set unlogged`)
   await db.execute(sql`alter table usages drop constraint usages_store_source`)
   await db.execute(sql`drop index usages_device_sale`)
+  await db.execute(sql`drop index usages_store_created`)
+  await db.execute(sql`alter table usages drop constraint usages_pkey`)
+  const slots = sql`(select count(*) from generate_series(timestamptz '2026-01-18', timestamptz '2026-03-16T10:59:00Z', interval '30 minutes'))`
   await db.transaction(async (tx) => {
     await tx.execute(sql`set local session_replication_role = replica`)
-    await tx.execute(sql`insert into usages (store_id, created_at, amount)
-      select s.id, t, 3000 from stores s,
-        generate_series(timestamptz '2026-01-18', timestamptz '2026-03-16T10:59:00Z', interval '30 minutes') t
-      where extract(hour from t at time zone 'UTC') between 1 and 11
-        and (s.id % 10 <> 0 or t < timestamptz '2026-03-16T02:00:00Z')`)
+    await tx.execute(sql`insert into usages (id, store_id, created_at, amount) overriding system value
+      select (s.i - 1) * n.slots + t.k, s.i, t.at, 3000
+      from ${slots} as n(slots), (select id as i from stores order by id) s,
+        lateral (select k, at from generate_series(timestamptz '2026-01-18', timestamptz '2026-03-16T10:59:00Z', interval '30 minutes')
+          with ordinality as g(at, k)) t
+      where extract(hour from t.at at time zone 'UTC') between 1 and 11
+        and (s.i % 10 <> 0 or t.at < timestamptz '2026-03-16T02:00:00Z')`)
   })
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`set local maintenance_work_mem = '512MB'`)
+    await tx.execute(sql`alter table usages add constraint usages_pkey primary key (id)`)
+    await tx.execute(sql`create index usages_store_created on usages (store_id, created_at)`)
+  })
+  await db.execute(sql`select setval(pg_get_serial_sequence('usages', 'id'), (select max(id) from usages))`)
   await db.execute(sql`analyze usages`)
   const [{ records } = { records: 0 }] = await queryRows<{ records: string | number }>(
     db,

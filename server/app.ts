@@ -6,6 +6,7 @@ import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyRequest } from 'fastify'
 import { type AlertRules, createAlertRules } from './alerts/rules.ts'
+import { type StoreViews, storeViews } from './alerts/view.ts'
 import type { Config } from './config.ts'
 import type { Database } from './db/client.ts'
 import { isDeviceKey } from './devices/keys.ts'
@@ -70,6 +71,7 @@ declare module 'fastify' {
     storeAccess: StoreAccess
     usageCache: UsageCache
     storesOverview: StoresOverview
+    storeViews: StoreViews
     live: Live
     push: Push & { keys(): Promise<VapidKeys> }
     alertRules: AlertRules
@@ -211,7 +213,11 @@ export async function buildApp({
   app.decorate('otp', createOtp(database.db, secret, now, config.limits, outbox))
   app.decorate('storeAccess', storeAccess(database.db))
   app.decorate('usageCache', usageCache(database.db, { log: app.log }))
-  app.decorate('storesOverview', storesOverview(database.db))
+  // The view of every store the alert rules load and keep current (decision 131); the stores overview
+  // answers from it where it holds a store (decision 138).
+  const views = storeViews(database.db)
+  app.decorate('storeViews', views)
+  app.decorate('storesOverview', storesOverview(database.db, { views }))
   const tokens = app.tokens
   app.decorate(
     'live',
@@ -245,8 +251,8 @@ export async function buildApp({
   })
   app.decorate('push', { ...push, keys: pushKeys })
   // The alert rules, every minute on every instance; the database decides what is sent (decision 102).
-  // Their own view of every store (server/alerts/view.ts): the hours the rules read, kept current.
-  app.decorate('alertRules', createAlertRules({ db: database.db, push, log: app.log }))
+  // Their view of every store (server/alerts/view.ts): the hours the rules read, kept current.
+  app.decorate('alertRules', createAlertRules({ db: database.db, push, log: app.log, views }))
   let evaluating: Promise<unknown> | undefined
   const evaluateAlerts = () => {
     evaluating ??= app.alertRules
@@ -257,6 +263,10 @@ export async function buildApp({
       })
   }
   const evaluator = alertsEveryMs > 0 ? setInterval(evaluateAlerts, alertsEveryMs).unref() : undefined
+  // The first evaluation at start, not a minute after it (decision 139): it loads the view of every
+  // store the stores overview answers from, so the first overviews after a start are not each store's
+  // years bucketed. Not awaited: at 10,000 stores the load takes seconds; answers fall back meanwhile.
+  if (alertsEveryMs > 0) app.addHook('onReady', async () => evaluateAlerts())
   app.decorateRequest('userId', 0)
   app.decorateRequest('signInId', '')
   // Every instance sweeps (old rate events, forgotten locks, expired codes); a sweep another instance

@@ -23,7 +23,7 @@ import type { NewAlert } from '../push/alerts.ts'
 import type { Push, SendOptions } from '../push/deliver.ts'
 import { defaultQuietHours, inQuietHours } from '../push/settings.ts'
 import { offlineAfterMs } from '../usage/overview.ts'
-import { loadStoreView, type StoreView } from './view.ts'
+import { type StoreViews, storeViews } from './view.ts'
 
 /** At most this many alerts a store and a day, and in all a day (the morning summary not counted). */
 export const caps = { store: 3, all: 6 }
@@ -215,7 +215,18 @@ type Candidate = Omit<NewAlert, 'userId' | 'storeId'> & {
   kind: Exclude<AlertKind, 'morningSummary'>
 }
 
-export function createAlertRules({ db, push, log }: { db: Db; push: Push; log?: FastifyBaseLogger }) {
+export function createAlertRules({
+  db,
+  push,
+  log,
+  views = storeViews(db),
+}: {
+  db: Db
+  push: Push
+  log?: FastifyBaseLogger
+  /** The instance's view of every store, shared with the stores overview (decision 138). */
+  views?: StoreViews
+}) {
   /**
    * Records an alert of a store under the user's lock, after counting the day's alerts against the
    * caps; 'exists' when it was recorded before (by any instance), 'capped' when over a cap (not recorded).
@@ -292,8 +303,6 @@ export function createAlertRules({ db, push, log }: { db: Db; push: Push; log?: 
       options,
     )
 
-  let view: StoreView | null = null
-
   async function evaluate(now: Date): Promise<EvaluationReport> {
     const started = performance.now()
     const at = now.getTime()
@@ -357,10 +366,10 @@ export function createAlertRules({ db, push, log }: { db: Db; push: Push; log?: 
     }
     // The view of every store (decision 131): loaded in bulk when there is none, when it does not cover
     // now or lacks a store; else brought up to the changes log.
-    if (!view?.covers(at) || storeRows.some((row) => !view?.has(Number(row.id))))
-      view = await loadStoreView(db, at)
-    else await view.refresh()
-    const storeView = view
+    const storeView = await views.upToDate(
+      at,
+      storeRows.map((row) => Number(row.id)),
+    )
     const states = new Map<number, StoreState>()
     for (const row of storeRows) {
       const id = Number(row.id)

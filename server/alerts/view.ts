@@ -30,10 +30,16 @@ export interface StoreView {
   has(storeId: number): boolean
   /** Whether the window holds every hour the rules read at `now`. */
   covers(now: number): boolean
+  /** The revision of a store-year the view holds (usage_years.version; 0: none yet, or not held). */
+  revisionOf(storeId: number, year: number): number
   /** A sale (or refund, amount ≤ 0) recorded at `createdAt` for a store held; false when not held. */
   apply(storeId: number, createdAt: number, amount: number): boolean
-  /** Brings the view up to the database from the changes log (usage_changes), in bulk. */
-  refresh(): Promise<{ applied: number; reread: number }>
+  /**
+   * Brings the view up to the database from the changes log (usage_changes), in bulk: every store
+   * held, or only `storeIds` (the stores overview's, decision 138). Refreshes run one at a time, so
+   * that two never apply the same change twice.
+   */
+  refresh(storeIds?: number[]): Promise<{ applied: number; reread: number }>
   /** The store's buckets of `now`'s year and the year before, as the figures read them (scratch: valid until the next call). */
   bucketsOf(storeId: number, now: number): [Buckets, Buckets]
   /** Bytes held by the typed arrays. */
@@ -159,7 +165,8 @@ export async function loadStoreView(db: Db, now: number, storeIds?: number[]): P
       if (amount > 0) counts[index] = (counts[index] as number) + 1
     }
     const latest = lastSale[row] as number
-    if (amount > 0 && !(latest >= createdAt)) lastSale[row] = createdAt
+    // The last sale up to the end of the view's year, as loaded (a later one is in neither year's buckets).
+    if (amount > 0 && createdAt < yearStart(year + 1) && !(latest >= createdAt)) lastSale[row] = createdAt
     return true
   }
 
@@ -169,7 +176,10 @@ export async function loadStoreView(db: Db, now: number, storeIds?: number[]): P
    * in place; a store whose log does not reach back that far, with a `reset`, or whose last sale was
    * deleted is read again. Returns how many changes were applied and stores read again.
    */
-  async function refresh() {
+  async function refreshNow(storeIds?: number[]) {
+    const held = storeIds?.filter((id) => rowOf.has(id))
+    if (held?.length === 0) return { applied: 0, reread: 0 }
+    const only = held ? sql`and store_id = any(${`{${held.join(',')}}`}::int[])` : sql``
     const moved = await queryRows<{
       store_id: number
       year: number
@@ -177,7 +187,7 @@ export async function loadStoreView(db: Db, now: number, storeIds?: number[]): P
       log_from: string | number
     }>(
       db,
-      sql`select store_id, year, version, log_from from usage_years where year in (${year - 1}, ${year})`,
+      sql`select store_id, year, version, log_from from usage_years where year in (${year - 1}, ${year}) ${only}`,
     )
     const behind: { id: number; year: number; rev: number }[] = []
     const reread = new Set<number>()
@@ -235,11 +245,22 @@ export async function loadStoreView(db: Db, now: number, storeIds?: number[]): P
     if (reread.size > 0) await read([...reread])
     return { applied, reread: reread.size }
   }
+  let refreshing: Promise<unknown> = Promise.resolve()
+  function refresh(storeIds?: number[]) {
+    const next = refreshing.then(() => refreshNow(storeIds))
+    refreshing = next.catch(() => {})
+    return next
+  }
 
   return {
     origin,
     size: ids.length,
     has: (storeId) => rowOf.has(storeId),
+    revisionOf(storeId, at) {
+      const row = rowOf.get(storeId)
+      if (row === undefined || (at !== year && at !== year - 1)) return 0
+      return revisions[row * 2 + (at === year ? 0 : 1)] as number
+    },
     covers: (at) => at >= origin && windowOrigin(at) === origin,
     apply,
     refresh,
@@ -263,3 +284,30 @@ export async function loadStoreView(db: Db, now: number, storeIds?: number[]): P
     bytes: () => sums.byteLength + counts.byteLength + lastSale.byteLength,
   }
 }
+
+/**
+ * The one view of every store an instance keeps (decisions 131, 138): the alert rules load it and bring
+ * it up to date each minute (`upToDate`); the stores overview answers from it (`current`) for the
+ * stores it holds, after refreshing just those from the changes log, and from the stores' years
+ * otherwise (none loaded yet, a store added since the load, a new month until the next minute's load).
+ */
+export function storeViews(db: Db) {
+  let view: StoreView | null = null
+  return {
+    /** The view, when one is loaded and covers `now`. */
+    current: (now: number) => (view?.covers(now) ? view : null),
+    /** The view at `now` holding every one of `storeIds`: loaded in bulk when there is none, when it does not cover now or lacks a store; else refreshed. */
+    async upToDate(now: number, storeIds: number[]): Promise<StoreView> {
+      const held = view
+      if (!held?.covers(now) || storeIds.some((id) => !held.has(id))) view = await loadStoreView(db, now)
+      else await held.refresh()
+      return view as StoreView
+    },
+    /** Drops the view (the tests' emptied database: store ids start again). */
+    forget() {
+      view = null
+    },
+  }
+}
+
+export type StoreViews = ReturnType<typeof storeViews>

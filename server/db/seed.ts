@@ -70,10 +70,6 @@ export async function seedDemoIfEmpty(db: Db, imageDir: string, now: Date): Prom
   const [row] = await db.select({ n: count() }).from(users)
   if ((row?.n ?? 0) > 0) return false
   writeImages(imageDir)
-  const from = `${now.getUTCFullYear() - 1}-01-01`
-  const hours = expand(hourWeights.map((weight, hour): [number, number] => [hour, weight]))
-  const amounts = expand(amountWeights)
-
   await db.transaction(async (tx) => {
     const [owner, staff] = await tx
       .insert(users)
@@ -99,37 +95,57 @@ export async function seedDemoIfEmpty(db: Db, imageDir: string, now: Date): Prom
         ...created.map(({ id }) => ({ userId: owner.id, storeId: id, role: 'owner' as const })),
         { userId: staff.id, storeId: created[1]?.id ?? 0, role: 'staff' as const },
       ])
-    const plan = created.map(({ id }, i) => `(${id}, ${demoStores[i]?.cyclesPerDay})`).join(', ')
-    await tx.execute(sql`
-      with days as (
-        select day::date as day, extract(isodow from day)::int as dow, extract(month from day)::int as month
-        from generate_series(${from}::date, ${kstDate(now)}::date, interval '1 day') as day
-      ),
-      plan as (
-        select s.store_id, d.day,
-          round(s.per_day * (${numericArray(weekdayFactor)})[d.dow] * (${numericArray(monthFactor)})[d.month]
-            * (0.8 + 0.4 * ((('x' || substr(md5('day:' || s.store_id || ':' || d.day), 1, 4))::bit(16)::int) / 65535.0))
-          )::int as cycles
-        from (values ${sql.raw(plan)}) as s(store_id, per_day) cross join days d
-      ),
-      cycles as (
-        select p.store_id, p.day, md5(p.store_id || ':' || p.day || ':' || n) as h
-        from plan p cross join lateral generate_series(1, p.cycles) as n
-      ),
-      records as (
-        select store_id,
-          ((day + make_interval(
-              hours => (${intArray(hours)})[1 + ('x' || substr(h, 1, 7))::bit(28)::int % ${hours.length}],
-              mins => ('x' || substr(h, 8, 4))::bit(16)::int % 60,
-              secs => (('x' || substr(h, 12, 4))::bit(16)::int % 60000) / 1000.0
-            )) - interval '9 hours') at time zone 'UTC' as created_at,
-          (${intArray(amounts)})[1 + ('x' || substr(h, 16, 7))::bit(28)::int % ${amounts.length}] as amount
-        from cycles
-      )
-      insert into usages (store_id, created_at, amount)
-      select store_id, created_at, amount from records
-      where created_at >= ${`${from}T00:00:00Z`} and created_at <= ${now.toISOString()}
-      order by store_id, created_at`)
+    await insertDemoRecords(
+      tx,
+      created.map(({ id }, i) => ({ storeId: id, cyclesPerDay: demoStores[i]?.cyclesPerDay ?? 0 })),
+      now,
+    )
   })
   return true
+}
+
+/**
+ * The demo rhythm's records of `stores` (each with its usual cycles a day) from `from` (a date, 1 January
+ * of last year unless given) up to `now`, generated inside the database (the demo seed's, and a
+ * benchmark's owner of many stores).
+ */
+export async function insertDemoRecords(
+  db: Pick<Db, 'execute'>,
+  stores: { storeId: number; cyclesPerDay: number }[],
+  now: Date,
+  from = `${now.getUTCFullYear() - 1}-01-01`,
+) {
+  const hours = expand(hourWeights.map((weight, hour): [number, number] => [hour, weight]))
+  const amounts = expand(amountWeights)
+  const plan = stores.map(({ storeId, cyclesPerDay }) => `(${storeId}, ${cyclesPerDay})`).join(', ')
+  await db.execute(sql`
+    with days as (
+      select day::date as day, extract(isodow from day)::int as dow, extract(month from day)::int as month
+      from generate_series(${from}::date, ${kstDate(now)}::date, interval '1 day') as day
+    ),
+    plan as (
+      select s.store_id, d.day,
+        round(s.per_day * (${numericArray(weekdayFactor)})[d.dow] * (${numericArray(monthFactor)})[d.month]
+          * (0.8 + 0.4 * ((('x' || substr(md5('day:' || s.store_id || ':' || d.day), 1, 4))::bit(16)::int) / 65535.0))
+        )::int as cycles
+      from (values ${sql.raw(plan)}) as s(store_id, per_day) cross join days d
+    ),
+    cycles as (
+      select p.store_id, p.day, md5(p.store_id || ':' || p.day || ':' || n) as h
+      from plan p cross join lateral generate_series(1, p.cycles) as n
+    ),
+    records as (
+      select store_id,
+        ((day + make_interval(
+            hours => (${intArray(hours)})[1 + ('x' || substr(h, 1, 7))::bit(28)::int % ${hours.length}],
+            mins => ('x' || substr(h, 8, 4))::bit(16)::int % 60,
+            secs => (('x' || substr(h, 12, 4))::bit(16)::int % 60000) / 1000.0
+          )) - interval '9 hours') at time zone 'UTC' as created_at,
+        (${intArray(amounts)})[1 + ('x' || substr(h, 16, 7))::bit(28)::int % ${amounts.length}] as amount
+      from cycles
+    )
+    insert into usages (store_id, created_at, amount)
+    select store_id, created_at, amount from records
+    where created_at >= ${`${from}T00:00:00Z`} and created_at <= ${now.toISOString()}
+    order by store_id, created_at`)
 }

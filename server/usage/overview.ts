@@ -5,9 +5,13 @@
 // (src/figures/): today against the usual, the month against the month before, the last sale, the
 // quiet rule. Biome lets server/ import exactly those files (docs/architecture.md).
 //
-// Buckets are kept in memory per store-year with the year's revision (usage_years.version): an answer
-// rebuilds only the store-years whose revision moved since, so a sale costs one year's scan of its
-// store, and an unchanged store costs nothing but its row in one query.
+// A store the instance's view of every store holds (server/alerts/view.ts, which the alert rules load
+// and keep current; decision 138) is answered from the view's hours, brought up to the changes log
+// first (the caller's stores only), with the same two functions of src/figures/store-overview.ts.
+// Any other store (no view loaded yet, a store added since, a new month before the next load) from
+// its years' buckets, kept in memory per store-year with the year's revision (usage_years.version): an
+// answer rebuilds only the store-years whose revision moved since, so a sale costs one year's scan of
+// its store, and an unchanged store costs nothing but its row in one query.
 import { createHash } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import { LRUCache } from 'lru-cache'
@@ -16,6 +20,7 @@ import { type Buckets, emptyBuckets } from '../../src/figures/buckets.ts'
 import { yearOf } from '../../src/figures/calendar.ts'
 import { rowFigures, storeFigures } from '../../src/figures/store-overview.ts'
 import { bucketCompact } from '../../src/workers/bucket-records.ts'
+import type { StoreViews } from '../alerts/view.ts'
 import { type Db, queryRows } from '../db/client.ts'
 import { usageCompact } from './scan.ts'
 
@@ -33,13 +38,22 @@ interface Kept {
  */
 export function storesOverview(
   db: Db,
-  { maxYears = 256, parallel = 2 }: { maxYears?: number; parallel?: number } = {},
+  {
+    maxYears = 256,
+    parallel = 2,
+    views,
+  }: {
+    maxYears?: number
+    parallel?: number
+    /** The instance's view of every store (the alert rules'), answered from where it holds a store. */
+    views?: StoreViews
+  } = {},
 ) {
   const kept = new LRUCache<string, Kept>({ max: maxYears })
   const building = new Map<string, Promise<Buckets>>()
   const empties = new Map<number, Buckets>()
-  /** Store-years bucketed from their records (for the tests: a sale rebuilds one, nothing else does). */
-  const stats = { builds: 0 }
+  /** Store-years bucketed from their records (for the tests: a sale rebuilds one, nothing else does), and stores answered from the view. */
+  const stats = { builds: 0, fromView: 0 }
 
   /** The buckets of a store's year at `version` (0: no record yet, nothing to read). */
   async function bucketsOf(storeId: number, year: number, version: number): Promise<Buckets> {
@@ -110,11 +124,38 @@ export function storesOverview(
       { storeId: Number(row.id), year, version: Number(row.version) },
       { storeId: Number(row.id), year: year - 1, version: Number(row.previous_version) },
     ])
-    // A few stores at a time: the database scans one while this process buckets another.
-    const stores: StoreOverview[] = []
-    for (let first = 0; first < rows.length; first += parallel) {
-      const some = await Promise.all(
-        rows.slice(first, first + parallel).map(async (row) => {
+    const devicesOf = (row: (typeof rows)[number]) => ({
+      total: Number(row.total),
+      offline: Number(row.offline),
+    })
+    // The stores the view holds: brought up to the changes log when it holds an older revision than
+    // those read above (so the figures hold at least what they say), then read from it, each at once
+    // (its buckets are scratch).
+    const view = views?.current(now.getTime())
+    const fromView = new Map<number, StoreOverview>()
+    const held = view ? rows.filter((row) => view.has(Number(row.id))) : []
+    if (view && held.length > 0) {
+      const behind = held.filter(
+        (row) =>
+          view.revisionOf(Number(row.id), year) < Number(row.version) ||
+          view.revisionOf(Number(row.id), year - 1) < Number(row.previous_version),
+      )
+      if (behind.length > 0) await view.refresh(behind.map((row) => Number(row.id)))
+      for (const row of rows) {
+        const id = Number(row.id)
+        if (!view.has(id)) continue
+        const figures = storeFigures(...view.bucketsOf(id, now.getTime()), now)
+        if (!figures) throw new Error('store figures: buckets of another year than now')
+        fromView.set(id, { id, ...figures, devices: devicesOf(row) })
+      }
+      stats.fromView += fromView.size
+    }
+    // The others from their years, a few at a time: the database scans one while this process buckets another.
+    const others = rows.filter((row) => !fromView.has(Number(row.id)))
+    const fromYears = new Map<number, StoreOverview>()
+    for (let first = 0; first < others.length; first += parallel) {
+      await Promise.all(
+        others.slice(first, first + parallel).map(async (row) => {
           const id = Number(row.id)
           const [current, previous] = await Promise.all([
             bucketsOf(id, year, Number(row.version)),
@@ -122,15 +163,14 @@ export function storesOverview(
           ])
           const figures = storeFigures(current, previous, now)
           if (!figures) throw new Error('store figures: buckets of another year than now')
-          return {
-            id,
-            ...figures,
-            devices: { total: Number(row.total), offline: Number(row.offline) },
-          }
+          fromYears.set(id, { id, ...figures, devices: devicesOf(row) })
         }),
       )
-      stores.push(...some)
     }
+    const stores = rows.map((row) => {
+      const id = Number(row.id)
+      return (fromView.get(id) ?? fromYears.get(id)) as StoreOverview
+    })
     // The token of what the screen shows, not of the raw figures: the usual and the month before are
     // prorated to the millisecond, so a token of those would move at every read and a held call would
     // never be held. The changes in whole percents (as the rows show them), the quiet hours, the rest.

@@ -67,13 +67,19 @@ export function capturedSms() {
 
 /**
  * Empties every table, so tests in one file can share an app (starting a database takes a second), and
- * forgets the sign-in refusals the app remembered from it.
+ * forgets the sign-in refusals and the view of every store the app kept of it.
  */
-export async function resetDatabase(app: { db: Database['db']; otp?: { forgetRefusals(): void } }) {
+export async function resetDatabase(app: {
+  db: Database['db']
+  otp?: { forgetRefusals(): void }
+  storeViews?: { forget(): void }
+}) {
   await app.db.execute(
     sql`truncate users, stores, memberships, usages, usage_years, usage_changes, login_codes, phone_locks, rate_events, sign_ins, refresh_tokens, known_device_epochs, devices, device_pairings, device_batches, push_subscriptions, alert_settings, alerts restart identity cascade`,
   )
   app.otp?.forgetRefusals()
+  // The view of every store is of the emptied database's stores (their ids start again).
+  app.storeViews?.forget()
 }
 
 export interface TestAppOptions {

@@ -102,6 +102,8 @@ it('a sale applied moves the view as re-bucketing the records does', async () =>
     [-30 * 60_000, 4000],
     [-3 * day, -1500],
     [-40 * day, 2500],
+    // A sale dated next year: in neither of the two years' buckets, so not the last sale of this one.
+    [Date.parse('2027-01-02T03:00:00Z') - loadAt, 1800],
   ] as const) {
     const at = loadAt + offset
     await current.app.db.insert(usages).values({ storeId: id, createdAt: new Date(at), amount })
@@ -145,4 +147,25 @@ it('refresh() brings it up to the database from the changes log: puts, deletes, 
     }
   }
   expect(await view.refresh()).toEqual({ applied: 0, reread: 0 })
+})
+
+it('refreshes one at a time: two at once (the rules and an overview) apply a change once', async () => {
+  const loadAt = clock.now().getTime()
+  const ids = await randomStores(3, loadAt)
+  const [busy, sparse] = ids as [number, number]
+  const view = await loadStoreView(current.app.db, loadAt)
+  await current.app.db.insert(usages).values([
+    { storeId: busy, createdAt: new Date(loadAt - 10 * 60_000), amount: 6000 },
+    { storeId: sparse, createdAt: new Date(loadAt - 3 * hour), amount: 2500 },
+  ])
+  const [all, some] = await Promise.all([view.refresh(), view.refresh([busy, 999_999])])
+  expect(all.applied + some.applied).toBe(2)
+  const now = new Date(loadAt)
+  for (const id of ids) {
+    const [buckets, previous] = view.bucketsOf(id, loadAt)
+    expect({ id, figures: storeFigures(buckets, previous, now) }).toEqual({
+      id,
+      figures: (await fullFigures(id, now)).figures,
+    })
+  }
 })

@@ -1,8 +1,9 @@
 // The held overview call (decision 110): GET /api/v0/stores/overview?after=REV&wait=S is held until the
 // figures of any of the caller's stores would differ, answered at once when `after` is not the current
-// `rev`, ended by a logout, refused with Korean messages for bad parameters; on either database.
+// `rev`, ended by a logout, refused with Korean messages for bad parameters; on either database, and
+// answered from the stores' years and from the view of every store (decision 138).
 import { Value } from 'typebox/value'
-import { describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { StoresOverviewAnswer, StoresOverviewUnchanged } from '../../../contract/api.ts'
 import { addStore, addUser, grant } from '../../../server/db/accounts.ts'
 import { usages } from '../../../server/db/schema.ts'
@@ -12,6 +13,7 @@ const owner = '01012345678'
 const clock = testClock('2026-03-15T03:00:00.000Z')
 const sms = capturedSms()
 let stores: { yeoksam: number; seolleung: number; other: number }
+let fromView = false
 const current = sharedTestApp({
   clock,
   sms,
@@ -23,6 +25,8 @@ const current = sharedTestApp({
     await grant(app.db, owner, yeoksam, 'owner')
     await grant(app.db, owner, seolleung, 'owner')
     stores = { yeoksam, seolleung, other }
+    // Answered from the view of every store, loaded as the alert rules load it (decision 138).
+    if (fromView) await app.storeViews.upToDate(clock.now().getTime(), [yeoksam, seolleung, other])
     await app.db
       .insert(usages)
       .values({ storeId: yeoksam, createdAt: new Date('2026-03-15T01:00:00.000Z'), amount: 4000 })
@@ -35,7 +39,25 @@ const overview = (access: string, query = '') =>
 const sale = (storeId: number, at: string, amount: number) =>
   current.app.db.insert(usages).values({ storeId, createdAt: new Date(at), amount })
 
-describe('GET /api/v0/stores/overview with after and wait', () => {
+describe.each([
+  ['the years', false],
+  ['the view of every store', true],
+])('GET /api/v0/stores/overview with after and wait, answered from %s', (_, view) => {
+  let answeredFromView = 0
+  beforeAll(() => {
+    fromView = view
+  })
+  afterAll(() => {
+    fromView = false
+  })
+  beforeEach(() => {
+    answeredFromView = current.app.storesOverview.stats.fromView
+  })
+  afterEach(() => {
+    // Every answer of the test came from where the block says.
+    expect(current.app.storesOverview.stats.fromView > answeredFromView).toBe(view)
+  })
+
   it('says a token of its figures: the same figures, the same token; a sale, another', async () => {
     const { access } = await signIn(current.app, sms, owner)
     const first = overview(access)
@@ -157,7 +179,9 @@ describe('GET /api/v0/stores/overview with after and wait', () => {
     expect(answer.json().message).toMatch(/[가-힣]/)
     expect(current.app.live.held).toBe(0)
   })
+})
 
+describe('GET /api/v0/stores/overview with after and wait: refusals', () => {
   it.each([
     ['?after=-1', 'after'],
     ['?after=abc', 'after'],

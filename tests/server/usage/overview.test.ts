@@ -1,12 +1,17 @@
 // GET /api/v0/stores/overview (docs/product.md decisions 97–99): its shape and membership rule, its
 // figures against a slow, obviously correct reference computed straight from random records at random
-// instants, its devices, and a sale moving the answer (one store-year rebuilt, nothing else).
+// instants, its devices, and a sale moving the answer (one store-year rebuilt, nothing else). Answered
+// from the view of every store (decision 138), the same answer as from the years, for random records
+// and instants, and after sales the view had not seen.
+
+import { sql } from 'drizzle-orm'
 import { Value } from 'typebox/value'
 import { describe, expect, it } from 'vitest'
 import { StoresOverviewAnswer } from '../../../contract/api.ts'
 import { seededRandom } from '../../../scripts/seeded-random.ts'
 import { addStore, addUser, grant } from '../../../server/db/accounts.ts'
 import { devices, usages } from '../../../server/db/schema.ts'
+import { storesOverview } from '../../../server/usage/overview.ts'
 import { MIN_EXPECTED_SALES } from '../../../src/figures/quiet.ts'
 import { bearer, capturedSms, sharedTestApp, signIn, type TestApp, testClock } from '../test-app.ts'
 
@@ -378,5 +383,102 @@ describe('GET /api/v0/stores/overview: the call', () => {
     expect(app.storesOverview.stats.builds).toBe(builds + 1)
     expect(tomorrow.at).toBe('2026-03-16T03:00:00.000Z')
     expect(tomorrow.stores[0].today).toEqual({ sum: 0, count: 0 })
+  })
+})
+
+describe('GET /api/v0/stores/overview from the view of every store (decision 138)', () => {
+  it('answers what the years answer, for random records at random instants of the view’s month, and after sales since the load', async () => {
+    const { app } = current
+    const seed = Number(process.env.OVERVIEW_SEED ?? 20261126) + 1
+    const fromYears = storesOverview(app.db) // no view: every store from its years
+    let quietSeen = 0
+    let compared = 0
+    for (let trial = 0; trial < 6; trial++) {
+      const random = generator(seed * 37 + trial)
+      const loadAt = randomInstant(random, trial)
+      const userPhone = `0109100${String(trial).padStart(4, '0')}`
+      const userId = Number(await addUser(app.db, { phone: userPhone, name: `시험${trial}` }))
+      const shapes = [
+        { from: loadAt - 70 * day, stop: random() < 0.5 ? random() * 18 * hour : 0 },
+        { from: loadAt - (14 + random() * 21) * day, stop: random() * 3 * hour },
+        { from: loadAt - 120 * day, stop: 45 * day + random() * 30 * day },
+        null,
+      ]
+      const ids: number[] = []
+      for (const [index, shape] of shapes.entries()) {
+        const id = await addStore(app.db, { name: `매장${trial}-${index}` })
+        await grant(app.db, userPhone, id, 'owner')
+        await insertRecords(app, id, shape ? laundromat(random, shape.from, loadAt, shape.stop) : [])
+        ids.push(id)
+      }
+      // Loaded as the alert rules load it, at the trial's instant.
+      await app.storeViews.upToDate(loadAt, ids)
+      const monthStart = Date.UTC(new Date(loadAt).getUTCFullYear(), new Date(loadAt).getUTCMonth(), 1)
+      const monthEnd = Date.UTC(new Date(loadAt).getUTCFullYear(), new Date(loadAt).getUTCMonth() + 1, 1)
+      const instants = [
+        loadAt,
+        monthEnd - 1,
+        ...[0, 1, 2].map(() => monthStart + Math.floor(random() * (monthEnd - monthStart))),
+      ]
+      const compare = async (at: number, where: string) => {
+        const fromView = app.storesOverview.stats.fromView
+        const answer = await app.storesOverview.overview(userId, new Date(at))
+        expect(app.storesOverview.stats.fromView - fromView, where).toBe(ids.length)
+        expect(answer, where).toEqual(await fromYears.overview(userId, new Date(at)))
+        quietSeen += answer.stores.filter((store) => store.quiet).length
+        compared++
+        return answer
+      }
+      for (const at of instants)
+        await compare(at, `seed ${seed} trial ${trial} at ${new Date(at).toISOString()}`)
+      // Sales the view has not seen (the rules refresh it each minute; the overview may not wait): a
+      // sale just before an instant, a refund, a sale of the month before, the busy store's latest sale
+      // deleted, a device's sale of another store.
+      const at = instants[2] as number
+      const before = await app.storesOverview.overview(userId, new Date(at))
+      await app.db.insert(usages).values([
+        { storeId: ids[0] as number, createdAt: new Date(at - 60_000), amount: 7000 },
+        { storeId: ids[1] as number, createdAt: new Date(at - 2 * hour), amount: -1500 },
+        { storeId: ids[2] as number, createdAt: new Date(monthStart - 3 * day), amount: 4500 },
+        { storeId: ids[3] as number, createdAt: new Date(at - 5 * 60_000), amount: 2000 },
+      ])
+      await app.db.execute(
+        sql`delete from usages where id = (select id from usages where store_id = ${ids[1] as number} and amount > 0 order by created_at desc limit 1)`,
+      )
+      const after = await compare(
+        at,
+        `seed ${seed} trial ${trial} after sales, at ${new Date(at).toISOString()}`,
+      )
+      // The view's answer has them (it was brought up to the log first).
+      expect(after.stores[0]?.today.sum).toBe((before.stores[0]?.today.sum ?? 0) + 7000)
+    }
+    expect(compared).toBe(6 * 6)
+    expect(quietSeen).toBeGreaterThan(0) // the quiet rule was reached
+  }, 60_000)
+
+  it('answers from the years a store added since the load, and every store in a month the view does not cover', async () => {
+    const { app } = current
+    const userId = Number(await addUser(app.db, { phone: owner, name: '김사장' }))
+    const old = await addStore(app.db, { name: '역삼점' })
+    await grant(app.db, owner, old, 'owner')
+    const now = clock.now().getTime()
+    await app.db.insert(usages).values({ storeId: old, createdAt: new Date(now - hour), amount: 3000 })
+    await app.storeViews.upToDate(now, [old])
+    const added = await addStore(app.db, { name: '선릉점' })
+    await grant(app.db, owner, added, 'owner')
+    await app.db.insert(usages).values({ storeId: added, createdAt: new Date(now - 2 * hour), amount: 5000 })
+    const fromYears = storesOverview(app.db)
+    const { fromView } = app.storesOverview.stats
+    const builds = app.storesOverview.stats.builds
+    const answer = await app.storesOverview.overview(userId, new Date(now))
+    expect(answer).toEqual(await fromYears.overview(userId, new Date(now)))
+    expect(answer.stores.map((store) => store.today.sum)).toEqual([3000, 5000])
+    expect(app.storesOverview.stats.fromView - fromView).toBe(1)
+    expect(app.storesOverview.stats.builds - builds).toBe(1) // the added store's year, nothing of the other
+    // Next month (before the rules' next load): the view does not cover it, every store from its years.
+    const nextMonth = Date.UTC(2026, 3, 1, 1)
+    const later = await app.storesOverview.overview(userId, new Date(nextMonth))
+    expect(app.storesOverview.stats.fromView - fromView).toBe(1)
+    expect(later).toEqual(await fromYears.overview(userId, new Date(nextMonth)))
   })
 })
