@@ -89,6 +89,8 @@ export interface TestAppOptions {
   sameDatabaseAs?: { db: Database['db'] }
   /** The live changes' safety poll period. */
   livePollMs?: number
+  /** How often a streamed held call with nothing to say sends a comment. */
+  streamHeartbeatMs?: number
   /** How pushes go out (a fake transport, or web-push trusting a local push service). */
   pushTransport?: AppOptions['pushTransport']
 }
@@ -122,6 +124,7 @@ export async function createTestApp({
   sms,
   sameDatabaseAs,
   livePollMs,
+  streamHeartbeatMs,
   pushTransport,
 }: TestAppOptions = {}) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'laundry-test-'))
@@ -142,6 +145,7 @@ export async function createTestApp({
     sms,
     smsRetry,
     livePollMs,
+    streamHeartbeatMs,
     pushTransport,
     // Tests evaluate the alert rules themselves, at their clock's instants.
     alertsEveryMs: 0,
