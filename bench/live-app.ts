@@ -177,6 +177,8 @@ type Proxy = Awaited<ReturnType<typeof countingProxy>>
 
 /** How Chromium spoke to the server for the changes calls (h2 or http/1.1). */
 let protocol = ''
+/** Whether the held calls were answered as streams (decision 133). */
+let streamed = false
 
 /** From now on: the bytes on the wire (the proxy's count), the response bodies as Chromium received them, the changes calls. */
 async function wire(page: Page, proxy: Proxy) {
@@ -187,15 +189,26 @@ async function wire(page: Page, proxy: Proxy) {
   let bodies = 0
   let changesCalls = 0
   let overviewCalls = 0
-  cdp.on('Network.dataReceived', (event) => (bodies += event.dataLength))
+  /** The held calls' requests, and the pieces of their answers received (a stream's events and comments). */
+  const heldIds = new Set<string>()
+  let pieces = 0
+  cdp.on('Network.dataReceived', (event) => {
+    bodies += event.dataLength
+    if (heldIds.has(event.requestId)) pieces += 1
+  })
   cdp.on('Network.requestWillBeSent', (event) => {
     if (event.request.url.includes('/usage/changes')) changesCalls += 1
     if (event.request.url.includes('/stores/overview?after=')) overviewCalls += 1
+    if (event.request.url.includes('/usage/changes') || event.request.url.includes('/stores/overview?after='))
+      heldIds.add(event.requestId)
   })
   cdp.on('Network.responseReceived', (event) => {
     if (event.response.url.includes('/usage/changes')) protocol = event.response.protocol ?? protocol
+    if (heldIds.has(event.requestId) && event.response.mimeType === 'text/event-stream') streamed = true
   })
   return {
+    /** Streamed (decision 133): the comments received stand for the rounds of held calls. */
+    pieces: () => pieces,
     bytes: () => proxy.bytes() - start,
     up: () => proxy.up() - startUp,
     bodies: () => bodies,
@@ -210,6 +223,7 @@ const p95 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.ceil(va
 export async function benchLiveApp(server: RunningServer, phone: string) {
   const proxy = await countingProxy(new URL(server.url))
   protocol = ''
+  streamed = false
   const browser = await chromium.launch({ executablePath: chromePath, args: chromeArgs })
   try {
     // A self-signed certificate over HTTPS: the live loop needs no service worker, which may not register.
@@ -261,7 +275,8 @@ export async function benchLiveApp(server: RunningServer, phone: string) {
     const screenRecords = proxy.record()
     await page.waitForTimeout((held + 3) * 1000)
     const screenLine = recordsLine(screenRecords.splice(0), screenStart)
-    const screenRounds = screenWire.changesCalls()
+    // A stream's round is a comment (every 25 s when nothing else was sent); a held call's, a call.
+    const screenRounds = streamed ? screenWire.pieces() : screenWire.changesCalls()
     const screenRoundBytes = screenWire.bytes() / Math.max(1, screenRounds)
     // The access token's end, every ACCESS_TOKEN_SECONDS (900 s: 4 an hour): the next held call is
     // refused (401), the app refreshes the tokens and asks again. Made to happen now by a token the
@@ -270,15 +285,22 @@ export async function benchLiveApp(server: RunningServer, phone: string) {
     const refreshWire = await wire(page, proxy)
     const refreshStart = Date.now()
     const refreshRecords = proxy.record()
-    await page.evaluate(() => {
+    await page.evaluate((streamed) => {
       // biome-ignore lint/suspicious/noDocumentCookie: the bench stands in for a token that expired
       document.cookie = 'accessToken=expired; path=/'
-    })
+      // A stream ends when its token expires (the server closes it) and the app asks again: here the
+      // app's own line events end the stream and ask again (an RST_STREAM instead of the server's end).
+      if (streamed) {
+        window.dispatchEvent(new Event('offline'))
+        window.dispatchEvent(new Event('online'))
+      }
+    }, streamed)
     await page.waitForTimeout((held + 3) * 1000)
     const refreshLine = recordsLine(refreshRecords.splice(0), refreshStart)
     const refreshBytes = Math.max(
       0,
-      refreshWire.bytes() - screenRoundBytes * (refreshWire.changesCalls() - 1),
+      refreshWire.bytes() -
+        screenRoundBytes * (streamed ? refreshWire.pieces() - 1 : refreshWire.changesCalls() - 1),
     )
     // The service worker's update check, hourly (src/pwa/update-prompt.tsx), when one is registered.
     const updateWire = await wire(page, proxy)
@@ -297,7 +319,7 @@ export async function benchLiveApp(server: RunningServer, phone: string) {
     const idleRecords = proxy.record()
     await page.waitForTimeout((held + 3) * 1000)
     const idleLine = recordsLine(idleRecords.splice(0), idleStart)
-    const idleRounds = idleWire.changesCalls()
+    const idleRounds = streamed ? idleWire.pieces() : idleWire.changesCalls()
     const idleRoundBytes = idleWire.bytes() / Math.max(1, idleRounds)
     const idleRoundBodies = idleWire.bodies() / Math.max(1, idleRounds)
     const idleRoundUp = idleWire.up() / Math.max(1, idleRounds)
@@ -311,7 +333,7 @@ export async function benchLiveApp(server: RunningServer, phone: string) {
     const overviewOpenBytes = overviewOpenWire.bytes()
     const overviewIdleWire = await wire(page, proxy)
     await page.waitForTimeout((held + 3) * 1000)
-    const overviewIdleRounds = overviewIdleWire.overviewCalls()
+    const overviewIdleRounds = streamed ? overviewIdleWire.pieces() : overviewIdleWire.overviewCalls()
     const overviewRoundBytes = overviewIdleWire.bytes() / Math.max(1, overviewIdleRounds)
     const overviewRoundBodies = overviewIdleWire.bodies() / Math.max(1, overviewIdleRounds)
     const overviewWire = await wire(page, proxy)
@@ -354,6 +376,7 @@ export async function benchLiveApp(server: RunningServer, phone: string) {
       overviewRounds,
       /** How the browser spoke to the server for the changes calls (h2 or http/1.1), as Chromium reports it. */
       protocol,
+      streamed,
       sales,
       latencyP95Ms: p95(latencies),
       latencyMedianMs: [...latencies].sort((a, b) => a - b)[Math.floor(latencies.length / 2)] ?? 0,
@@ -422,7 +445,7 @@ export function liveBytesRows(
   const kB = (n: number) => `${(n / 1000).toFixed(1)} kB`
   return [
     [
-      `live, ${mode} (${app.protocol}): bytes on the wire an hour, open sales screen of the busy store`,
+      `live, ${mode} (${app.protocol}${app.streamed ? ', streamed' : ''}): bytes on the wire an hour, open sales screen of the busy store`,
       `${kB(app.salesScreenBytesPerHour)} (${app.sales} sales ${kB(app.salesScreenSalesBytes)}, ${Math.round(app.salesScreenSalesBytes / app.sales)} B each; plus ${app.roundsPerHour} held calls renewed, ${app.idleRoundBytes} B each, ${app.idleRoundUpBytes} B of them sent by the browser, from ${app.idleRounds} measured); bodies alone ${kB(app.salesScreenBodyBytesPerHour)}\n    records on the wire (↓ server, ↑ browser), idle window: ${app.idleLine}\n    the last sale's round: ${app.saleLine}`,
       `target <= ${kB(targets.salesScreen)}: ${app.salesScreenBytesPerHour <= targets.salesScreen ? 'met' : 'missed'}`,
     ],
