@@ -179,6 +179,8 @@ type Proxy = Awaited<ReturnType<typeof countingProxy>>
 let protocol = ''
 /** Whether the held calls were answered as streams (decision 133). */
 let streamed = false
+/** The held calls' requests (of every window: a stream outlives the window it was opened in). */
+const heldIds = new Set<string>()
 
 /** From now on: the bytes on the wire (the proxy's count), the response bodies as Chromium received them, the changes calls. */
 async function wire(page: Page, proxy: Proxy) {
@@ -189,8 +191,6 @@ async function wire(page: Page, proxy: Proxy) {
   let bodies = 0
   let changesCalls = 0
   let overviewCalls = 0
-  /** The held calls' requests, and the pieces of their answers received (a stream's events and comments). */
-  const heldIds = new Set<string>()
   let pieces = 0
   cdp.on('Network.dataReceived', (event) => {
     bodies += event.dataLength
@@ -289,11 +289,15 @@ export async function benchLiveApp(server: RunningServer, phone: string) {
       // biome-ignore lint/suspicious/noDocumentCookie: the bench stands in for a token that expired
       document.cookie = 'accessToken=expired; path=/'
       // A stream ends when its token expires (the server closes it) and the app asks again: here the
-      // app's own line events end the stream and ask again (an RST_STREAM instead of the server's end).
-      if (streamed) {
-        window.dispatchEvent(new Event('offline'))
-        window.dispatchEvent(new Event('online'))
-      }
+      // tab hidden and shown again ends the stream and asks again (an RST_STREAM instead of the server's end).
+      if (streamed)
+        for (const hidden of [true, false]) {
+          Object.defineProperty(document, 'visibilityState', {
+            configurable: true,
+            get: () => (hidden ? 'hidden' : 'visible'),
+          })
+          document.dispatchEvent(new Event('visibilitychange'))
+        }
     }, streamed)
     await page.waitForTimeout((held + 3) * 1000)
     const refreshLine = recordsLine(refreshRecords.splice(0), refreshStart)
@@ -329,7 +333,8 @@ export async function benchLiveApp(server: RunningServer, phone: string) {
     const overviewOpenWire = await wire(page, proxy)
     await page.goto('/stores')
     await page.getByTestId('total-today').waitFor()
-    await page.waitForTimeout(1000)
+    // The held call (or stream) opened and its first answer in, before the idle round is measured.
+    await page.waitForTimeout(3000)
     const overviewOpenBytes = overviewOpenWire.bytes()
     const overviewIdleWire = await wire(page, proxy)
     await page.waitForTimeout((held + 3) * 1000)

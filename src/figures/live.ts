@@ -1,6 +1,7 @@
 // The live loop (docs/product.md §2.3, decisions 83-88): a store-year on screen, once loaded from a
 // server that says its revision, follows its changes. One tab of the browser asks (it holds the
-// store-year's Web Lock) with a long poll of the changes call through the app's fetch wrapper, merges
+// store-year's Web Lock) with a held changes call through the app's fetch wrapper, asked as a stream
+// (decision 133: each event of the open answer, or the one answer of a server that does not stream), merges
 // each answer into the kept buckets (changes.ts) and hands the result to the other tabs
 // (BroadcastChannel), which only take it in. Only a visible tab asks, and none while offline; becoming
 // visible or coming back online asks at once. A logout aborts the call (the session's signal) and
