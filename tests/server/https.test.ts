@@ -224,7 +224,7 @@ describe('streamed held calls over HTTPS (decision 133)', () => {
         })
       },
     )
-    await until(() => app.live.held === 2)
+    await until(() => app.live.held === 2 && overH2.headers[':status'] !== undefined && h1Type !== '')
     expect(overH2.headers[':status']).toBe(200)
     expect(overH2.headers['content-type']).toBe('text/event-stream')
     expect(overH2.headers['content-encoding']).toBeUndefined()
