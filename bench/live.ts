@@ -85,17 +85,21 @@ async function storeWithDevice(app: Awaited<ReturnType<typeof startApp>>['app'],
   return { storeId, access, deviceKey: paired.key }
 }
 
-async function held({ app, base }: Awaited<ReturnType<typeof startApp>>) {
-  const { storeId, access } = await storeWithDevice(app)
+async function held({ app, base }: Awaited<ReturnType<typeof startApp>>, streamed = false, phone?: string) {
+  const { storeId, access } = await storeWithDevice(app, phone)
   const year = new Date().getUTCFullYear()
   const url = `${base}/api/v0/store/${storeId}/usage/changes?year=${year}&after=0&wait=25`
   // One call first, so what a first call loads is not counted against the thousand.
   await fetch(url.replace('wait=25', 'wait=0'), { headers: { authorization: `Bearer ${access}` } })
   const before = memory()
-  const child = fork(new URL(import.meta.url).pathname, ['clients', url, access], {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  })
+  const child = fork(
+    new URL(import.meta.url).pathname,
+    ['clients', url, access, streamed ? 'stream' : 'held'],
+    {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    },
+  )
   const sent = message(child, 'sent')
   await sent
   const heldFrom = Date.now()
@@ -111,6 +115,8 @@ async function held({ app, base }: Awaited<ReturnType<typeof startApp>>) {
   const after = memory()
   child.kill()
   return {
+    /** Streams (Accept: text/event-stream, decision 133) or held calls. */
+    streamed,
     calls: heldCalls,
     before,
     holding,
@@ -177,9 +183,11 @@ async function main() {
   try {
     const embedded = await startApp(await openDatabase({ pgliteDir: path.join(dataDir, 'pglite') }), dataDir)
     let heldFigures: Awaited<ReturnType<typeof held>>
+    let streamFigures: Awaited<ReturnType<typeof held>>
     let pgliteWake: Awaited<ReturnType<typeof wakes>>
     try {
       heldFigures = await held(embedded)
+      streamFigures = await held(embedded, true, '01055556666')
       pgliteWake = await wakes(embedded, embedded, '01087654321')
     } finally {
       await embedded.app.close()
@@ -202,7 +210,13 @@ async function main() {
         await created.drop()
       }
     }
-    console.log(JSON.stringify({ held: heldFigures, wake: { pglite: pgliteWake, postgres: postgresWake } }))
+    console.log(
+      JSON.stringify({
+        held: heldFigures,
+        streams: streamFigures,
+        wake: { pglite: pgliteWake, postgres: postgresWake },
+      }),
+    )
   } finally {
     rmSync(dataDir, { recursive: true, force: true })
   }
@@ -211,9 +225,10 @@ async function main() {
 // The child: opens `heldCalls` held calls, says so, and destroys them all when told.
 if (process.argv[2] === 'clients') {
   const [url, access] = [process.argv[3] as string, process.argv[4] as string]
+  const accept = process.argv[5] === 'stream' ? { accept: 'text/event-stream' } : {}
   const requests: http.ClientRequest[] = []
   for (let i = 0; i < heldCalls; i++) {
-    const request = http.get(url, { agent: false, headers: { authorization: `Bearer ${access}` } })
+    const request = http.get(url, { agent: false, headers: { authorization: `Bearer ${access}`, ...accept } })
     request.on('error', () => {})
     requests.push(request)
   }

@@ -39,6 +39,7 @@ import { type UsageCache, usageCache } from './usage/cache.ts'
 import { pruneChanges } from './usage/changes.ts'
 import { createLive, type Live } from './usage/live.ts'
 import { type StoresOverview, storesOverview } from './usage/overview.ts'
+import { streamHeartbeatMs as defaultHeartbeatMs } from './usage/stream.ts'
 import { buildValidator } from './validation.ts'
 import { web } from './web.ts'
 
@@ -55,6 +56,8 @@ export interface AppOptions {
   smsRetry?: SmsRetry
   /** The live changes' safety poll period (server/usage/live.ts); tests shorten it. */
   livePollMs?: number
+  /** How often a streamed held call with nothing to say sends a comment (server/usage/stream.ts); tests shorten it. */
+  streamHeartbeatMs?: number
   /** How pushes go out, given the VAPID keys; by default web-push (tests hand a fake or trust a local service). */
   pushTransport?: (keys: VapidKeys, subject: string) => PushTransport
   /** How often the alert rules are evaluated (server/alerts/rules.ts); 0: never by itself (tests call it). */
@@ -73,6 +76,8 @@ declare module 'fastify' {
     storesOverview: StoresOverview
     storeViews: StoreViews
     live: Live
+    /** How often a streamed held call with nothing to say sends a comment. */
+    streamHeartbeatMs: number
     push: Push & { keys(): Promise<VapidKeys> }
     alertRules: AlertRules
   }
@@ -81,6 +86,8 @@ declare module 'fastify' {
     userId: number
     /** The sign-in of the bearer token (its family id), set with userId. */
     signInId: string
+    /** When the bearer token expires (ms since the epoch, on the app's clock), set with userId. */
+    accessExpiresAt: number
   }
 }
 
@@ -157,6 +164,7 @@ export async function buildApp({
   sms,
   smsRetry,
   livePollMs,
+  streamHeartbeatMs = defaultHeartbeatMs,
   pushTransport = (keys, subject) => webPushTransport({ keys, subject }),
   alertsEveryMs = 60_000,
 }: AppOptions) {
@@ -269,6 +277,8 @@ export async function buildApp({
   if (alertsEveryMs > 0) app.addHook('onReady', async () => evaluateAlerts())
   app.decorateRequest('userId', 0)
   app.decorateRequest('signInId', '')
+  app.decorateRequest('accessExpiresAt', 0)
+  app.decorate('streamHeartbeatMs', streamHeartbeatMs)
   // Every instance sweeps (old rate events, forgotten locks, expired codes); a sweep another instance
   // already made deletes nothing.
   const sweep = async () => {
@@ -349,6 +359,7 @@ export async function buildApp({
     const claims = await app.tokens.verifyAccess(bearer)
     request.userId = claims.userId
     request.signInId = claims.familyId
+    request.accessExpiresAt = claims.expiresAt * 1000
   }
 
   await app.register(

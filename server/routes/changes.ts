@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ChangesAnswer, ChangesQuery, ErrorBody, UsageParams } from '../../contract/api.ts'
 import { ApiError, messages } from '../errors.ts'
 import { type ChangesRead, changesJson, readChanges } from '../usage/changes.ts'
+import { streamAnswers, wantsStream } from '../usage/stream.ts'
 
 export const changesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -16,7 +17,10 @@ export const changesRoutes: FastifyPluginAsyncTypebox = async (app) => {
           "The answer lists the changes with a higher revision, in revision order, with the year's `count` and `sum` after them (the client's checksum), " +
           'or `{rev, reset: true}` when they are not kept (older than 3 days, the year was rewritten by a large statement, or `after` is above the revision): the client fetches the year again. ' +
           'With `wait` (seconds, at most 25) the call is held while nothing changed after `after`, answered as soon as something does, and at the end with no changes. ' +
-          'A held call ends with 401 when its sign-in ends. Never cached (Cache-Control: no-store).',
+          'A held call ends with 401 when its sign-in ends. Never cached (Cache-Control: no-store). ' +
+          'Asked with `Accept: text/event-stream` and a `wait`, the answer is a stream (`text/event-stream`): each answer a held call would give is one event `data: <its JSON>`, ' +
+          'sent as soon as the change commits, with a comment every 25 s when nothing else was sent; the server ends it when the sign-in ends, when the access token it was opened with expires, after a reset, and when it closes. ' +
+          'The client then asks again with the last `rev`. Refusals (400, 401, 403) are the same JSON answers as without the stream.',
         params: UsageParams,
         querystring: ChangesQuery,
         response: { 200: ChangesAnswer, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },
@@ -27,7 +31,8 @@ export const changesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { id } = request.params
-      const { year, after, wait = 0 } = request.query
+      const { year, wait = 0 } = request.query
+      let { after } = request.query
       const deadline = Date.now() + wait * 1000
       // Held before the first read, so a commit between the read and the wait still wakes the call.
       const waiter = wait > 0 ? app.live.hold(id, year, request.signInId) : null
@@ -35,6 +40,33 @@ export const changesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (waiter) reply.raw.once('close', disconnected)
       try {
         let read: ChangesRead = await readChanges(app.db, request.userId, id, year, after)
+        if (waiter && wantsStream(request.headers.accept)) {
+          // The stream (decision 133): refused as the held call is, then every answer an event.
+          if (!read.member) throw new ApiError(403, messages.forbidden)
+          let last = read
+          const event = (read: ChangesRead & { member: true }) => {
+            waiter.after = read.rev
+            last = read
+            return { data: read.reset || read.rev !== after ? changesJson(read) : null, last: read.reset }
+          }
+          reply.raw.off('close', disconnected)
+          await streamAnswers(request, reply, {
+            waiter,
+            first: event(read),
+            async step(woken) {
+              // The heartbeat's turn reads nothing: a change wakes the stream itself.
+              if (woken === 'timeout') return { data: null }
+              after = last.rev
+              const next = await readChanges(app.db, request.userId, id, year, after)
+              // Membership gone: the stream ends, and asking again is refused (403).
+              return next.member ? event(next) : { data: null, last: true }
+            },
+            heartbeatMs: app.streamHeartbeatMs,
+            expiresAt: request.accessExpiresAt,
+            now: app.now,
+          })
+          return reply
+        }
         for (;;) {
           if (!read.member) throw new ApiError(403, messages.forbidden)
           if (!waiter || read.reset || read.rev !== after) break

@@ -7,6 +7,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ErrorBody, StoresOverviewQuery, StoresOverviewReply } from '../../contract/api.ts'
 import { ApiError, messages } from '../errors.ts'
+import { streamAnswers, wantsStream } from '../usage/stream.ts'
 
 export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -21,7 +22,9 @@ export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
           "from in 3 heartbeats; computed with the web app's own figures code, at the instant `at`. " +
           '`rev` is a token of the figures: with `after` set to it, the answer is `{at, rev, unchanged: true}` while they are the same; ' +
           'with `wait` (seconds, at most 25; needs `after`) the call is held until a sale or any change of the figures, answered at once when `after` is not the current `rev`. ' +
-          'A held call ends with 401 when its sign-in ends. With `after`, never cached (Cache-Control: no-store).',
+          'A held call ends with 401 when its sign-in ends. With `after`, never cached (Cache-Control: no-store). ' +
+          'Asked with `Accept: text/event-stream` and a `wait`, the answer is a stream (`text/event-stream`): each changed overview is one event `data: <its JSON>` ' +
+          '(the figures are read again after each change and every 25 s; unchanged, a comment is sent instead); the server ends it when the sign-in ends, when the access token it was opened with expires, and when it closes.',
         querystring: StoresOverviewQuery,
         response: {
           200: StoresOverviewReply,
@@ -40,6 +43,35 @@ export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (after === undefined) return answer
       reply.header('cache-control', 'no-store')
       const unchanged = () => ({ at: answer.at, rev: answer.rev, unchanged: true as const })
+      if (wait > 0 && wantsStream(request.headers.accept)) {
+        // The stream (decision 133): each new overview an event; the clock is read again at each comment's turn.
+        const held = years.map(({ storeId, year }) => `${storeId}:${year}`).join()
+        const waiter = app.live.holdAll(years, request.signInId)
+        const follow = (read: typeof years) => {
+          for (const { storeId, year, version } of read) waiter.setAfter(storeId, year, version)
+        }
+        follow(years)
+        let shown = after
+        const event = () => {
+          const data = answer.rev === shown ? null : String(reply.serialize(answer))
+          shown = answer.rev
+          // Another set of store-years (a store added or gone, a new year): the client asks again.
+          return { data, last: years.map(({ storeId, year }) => `${storeId}:${year}`).join() !== held }
+        }
+        await streamAnswers(request, reply, {
+          waiter,
+          first: event(),
+          async step() {
+            ;({ answer, years } = await app.storesOverview.read(request.userId, app.now()))
+            follow(years)
+            return event()
+          },
+          heartbeatMs: app.streamHeartbeatMs,
+          expiresAt: request.accessExpiresAt,
+          now: app.now,
+        })
+        return reply
+      }
       if (answer.rev !== after) return answer
       if (wait === 0) return unchanged()
       const deadline = Date.now() + wait * 1000

@@ -26,6 +26,8 @@ export interface TokenPair {
 export interface AccessClaims {
   userId: number
   familyId: string
+  /** When the token expires (seconds since the epoch, its `exp`): a stream opened with it ends then. */
+  expiresAt: number
 }
 
 /** JWT_SECRET, or outside production a secret generated once and kept in the data directory. */
@@ -94,7 +96,7 @@ export function createTokens(db: Db, secret: string, now: () => Date, limits: Co
     ['sign', 'verify'],
   )
   /** Claims of tokens whose signature checked out, with their expiry (seconds), which is still checked on every use. */
-  const verified = new LRUCache<string, AccessClaims & { expiresAt: number }>({ max: verifiedTokensKept })
+  const verified = new LRUCache<string, AccessClaims>({ max: verifiedTokensKept })
   /**
    * What was last read of each sign-in (times on the injected clock): live, trusted until
    * `checkedAt + signInCheckMs`, or ended, for good (an ended sign-in never comes back).
@@ -125,15 +127,15 @@ export function createTokens(db: Db, secret: string, now: () => Date, limits: Co
   async function claimsOf(token: string, at: Date): Promise<AccessClaims> {
     const known = verified.get(token)
     // jose's rule: a token is expired from the second its exp names.
-    if (known && Math.floor(at.getTime() / 1000) < known.expiresAt)
-      return { userId: known.userId, familyId: known.familyId }
+    if (known && Math.floor(at.getTime() / 1000) < known.expiresAt) return known
     try {
       const { payload } = await jwtVerify(token, await key, { algorithms: ['HS256'], currentDate: at })
       const userId = Number(payload.sub)
       if (!Number.isInteger(userId) || typeof payload.sid !== 'string' || typeof payload.exp !== 'number')
         throw new Error('claims')
-      verified.set(token, { userId, familyId: payload.sid, expiresAt: payload.exp })
-      return { userId, familyId: payload.sid }
+      const claims = { userId, familyId: payload.sid, expiresAt: payload.exp }
+      verified.set(token, claims)
+      return claims
     } catch {
       verified.delete(token)
       throw new ApiError(401, messages.sessionExpired)

@@ -95,7 +95,8 @@ export function createLive({
       if (entry.timer) clearTimeout(entry.timer)
       entry.timer = null
       resolve(woken)
-      if (woken !== 'change') entry.pending = woken
+      // A timeout is not final either: a stream waits again after its heartbeat (server/usage/stream.ts).
+      if (woken !== 'change' && woken !== 'timeout') entry.pending = woken
     } else entry.pending = woken
   }
 

@@ -1,6 +1,7 @@
 // The live loop (docs/product.md §2.3, decisions 83-88): a store-year on screen, once loaded from a
 // server that says its revision, follows its changes. One tab of the browser asks (it holds the
-// store-year's Web Lock) with a long poll of the changes call through the app's fetch wrapper, merges
+// store-year's Web Lock) with a held changes call through the app's fetch wrapper, asked as a stream
+// (decision 133: each event of the open answer, or the one answer of a server that does not stream), merges
 // each answer into the kept buckets (changes.ts) and hands the result to the other tabs
 // (BroadcastChannel), which only take it in. Only a visible tab asks, and none while offline; becoming
 // visible or coming back online asks at once. A logout aborts the call (the session's signal) and
@@ -13,7 +14,8 @@ import {
   useQueryClient,
 } from '@tanstack/react-query'
 import { useEffect } from 'react'
-import { HttpError, requestJson } from '../lib/api.ts'
+import { HttpError, request } from '../lib/api.ts'
+import { eventStream } from '../lib/event-stream.ts'
 import { isSessionCurrent, sessionGeneration } from '../lib/tokens.ts'
 import { type ChangesAnswer, mergeChanges } from './changes.ts'
 import { liveFailing, type Usage, usageKeys, usageQuery } from './year-query.ts'
@@ -68,17 +70,45 @@ function listen(client: QueryClient) {
 }
 
 /**
- * One held call through the app's fetch wrapper, given up when its answer does not come in time (a
- * line that dropped it silently), or when `signal` aborts.
+ * One held call through the app's fetch wrapper, asked as a stream (decision 133): `take` gets each
+ * answer, the one answer of a server that does not stream or each event of one that does (null for
+ * a comment: nothing new), and returns false to end it. Given up when nothing comes in time (a line
+ * that dropped it silently), or when `signal` aborts.
  */
-export async function askHeld<T>(path: string, signal: AbortSignal): Promise<T> {
+export async function askHeld<T>(
+  path: string,
+  signal: AbortSignal,
+  take: (answer: T | null) => unknown,
+): Promise<void> {
   const call = new AbortController()
   const stop = () => call.abort()
-  const timer = setTimeout(stop, answerWithinMs)
+  let timer = 0
+  const alive = () => {
+    clearTimeout(timer)
+    timer = setTimeout(stop, answerWithinMs)
+  }
+  alive()
   signal.addEventListener('abort', stop)
   try {
     // The bearer is all it needs: the cookies (the tokens again) would cost every held call 0.3 kB.
-    return await requestJson<T>(path, { signal: call.signal, credentials: 'omit' })
+    const response = await request(path, {
+      signal: call.signal,
+      credentials: 'omit',
+      accept: 'text/event-stream',
+    })
+    if (!response.headers.get('content-type')?.startsWith('text/event-stream'))
+      return void (await take((await response.json()) as T))
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader()
+    const text = new TextDecoder()
+    const events = eventStream()
+    for (let read = 0; ; read++) {
+      const { done, value } = await reader.read()
+      // Our server's stream always says something first: one that ends having said nothing is a failure.
+      if (done) return read ? undefined : Promise.reject(Error('empty stream'))
+      alive()
+      for (const data of events(text.decode(value, { stream: true })))
+        if ((await take(JSON.parse(data ?? 'null'))) === false) return stop()
+    }
   } finally {
     clearTimeout(timer)
     signal.removeEventListener('abort', stop)
@@ -118,23 +148,29 @@ async function poll(client: QueryClient, storeId: number, year: number, signal: 
   const key = usageKeys.year(storeId, year)
   const startedIn = sessionGeneration()
   for (let failures = 0; !signal.aborted && isSessionCurrent(startedIn); ) {
-    const after = client.getQueryData<Usage>(key)?.rev
+    let after = client.getQueryData<Usage>(key)?.rev
     if (after === undefined) return
     try {
-      const answer = await askHeld<ChangesAnswer>(changesPath(storeId, year, after), signal)
-      if (signal.aborted || !isSessionCurrent(startedIn)) return
-      failures = 0
-      liveFailing.delete(hashKey(key))
-      const kept = client.getQueryData<Usage>(key)
-      const merged = kept ? mergeChanges(kept.buckets, kept.rev ?? -1, after, answer) : 'stale'
-      if (merged === 'stale') continue
-      if (merged === 'refetch') await client.fetchQuery({ ...usageQuery(storeId, year), staleTime: 0 })
-      else
-        client.setQueryData<Usage>(
-          key,
-          merged === 'same' ? kept : { buckets: merged, etag: null, rev: answer.rev },
-        )
-      share(client, key)
+      await askHeld<ChangesAnswer>(changesPath(storeId, year, after), signal, async (answer) => {
+        if (signal.aborted || !isSessionCurrent(startedIn)) return false
+        failures = 0
+        liveFailing.delete(hashKey(key))
+        const kept = client.getQueryData<Usage>(key)
+        // A comment: nothing new, the figures are current.
+        const merged =
+          kept && answer ? mergeChanges(kept.buckets, kept.rev ?? -1, after as number, answer) : 'same'
+        // Another question than the kept revision's: asked again after it.
+        if (merged === 'stale' || !kept) return false
+        if (merged === 'refetch') await client.fetchQuery({ ...usageQuery(storeId, year), staleTime: 0 })
+        else
+          client.setQueryData<Usage>(
+            key,
+            merged === 'same' ? kept : { buckets: merged, etag: null, rev: (answer as ChangesAnswer).rev },
+          )
+        share(client, key)
+        after = answer?.rev ?? after
+        return merged !== 'refetch'
+      })
     } catch (error) {
       if (await stopAfter(client, key, error, failures++, signal, startedIn)) return
     }

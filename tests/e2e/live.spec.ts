@@ -39,14 +39,21 @@ async function sell(request: APIRequestContext, key: string, amount: number) {
 function watchChanges(page: Page) {
   const open = new Set<unknown>()
   const made: string[] = []
+  /** How each call asked (its Accept) and was answered (its Content-Type). */
+  const accepts: string[] = []
+  const types: string[] = []
   page.on('request', (r) => {
     if (!r.url().includes('/usage/changes')) return
     open.add(r)
     made.push(r.url())
+    accepts.push(r.headers().accept ?? '')
+  })
+  page.on('response', (r) => {
+    if (r.url().includes('/usage/changes')) types.push(r.headers()['content-type'] ?? '')
   })
   page.on('requestfinished', (r) => open.delete(r))
   page.on('requestfailed', (r) => open.delete(r))
-  return { open: () => open.size, made }
+  return { open: () => open.size, made, accepts, types }
 }
 
 const wonOf = (text: string | null) => Number((text ?? '').replace(/\D/g, ''))
@@ -90,6 +97,15 @@ test('a device sale reaches open screens live, one request per browser, paused h
   await expect(second.getByTestId('month-total')).toHaveText(won(before + 7010))
   expect(shownWithin).toBeLessThan(5000)
   await expect.poll(() => first.open() + other.open()).toBe(1)
+  // Offered a stream (decision 133), the live request is one: the sale came as an event of the open
+  // answer, which is still open (no new call was needed for it).
+  const calls = [...first.accepts, ...other.accepts]
+  expect(calls.length).toBeGreaterThan(0)
+  for (const accept of calls) expect(accept).toBe('text/event-stream')
+  const answered = [...first.types, ...other.types]
+  expect(answered.length).toBeGreaterThan(0)
+  for (const type of answered) expect(type).toBe('text/event-stream')
+  expect(first.made.length + other.made.length).toBe(answered.length)
 
   // The overview of every store follows too (store 3's row moves with its sale).
   await second.close()

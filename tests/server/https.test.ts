@@ -179,6 +179,72 @@ describe('HTTPS with HTTP/2', () => {
   })
 })
 
+describe('streamed held calls over HTTPS (decision 133)', () => {
+  /** A stream on an HTTP/2 session: its headers, and each event's data as it arrives. */
+  function h2Stream(session: http2.ClientHttp2Session, url: string, headers: Record<string, string>) {
+    const stream = session.request({ ':path': url, accept: 'text/event-stream', ...headers })
+    const got = { headers: {} as http2.IncomingHttpHeaders, text: '', ended: false }
+    stream.on('response', (h) => {
+      got.headers = h
+    })
+    stream.setEncoding('utf8')
+    stream.on('data', (chunk: string) => {
+      got.text += chunk
+    })
+    stream.on('end', () => {
+      got.ended = true
+    })
+    return got
+  }
+  const events = (text: string) =>
+    text
+      .split('\n\n')
+      .filter((block) => block.startsWith('data: '))
+      .map((block) => JSON.parse(block.slice(6)))
+
+  it('streams each sale over HTTP/2 and HTTP/1.1, and the server still closes within 2 s, ending them', async () => {
+    const { app, people, address } = await listening()
+    const auth = { authorization: `Bearer ${people.owner}` }
+    const session = http2.connect(address, { ca })
+    const overH2 = h2Stream(session, changesUrl(people.storeId, 0, 25), auth)
+    let overH1 = ''
+    let h1Ended = false
+    let h1Type = ''
+    https.get(
+      `${address}${changesUrl(people.storeId, 0, 25)}`,
+      { ca, headers: { ...auth, accept: 'text/event-stream' }, agent: false },
+      (response) => {
+        h1Type = String(response.headers['content-type'])
+        response.setEncoding('utf8')
+        response.on('data', (chunk: string) => {
+          overH1 += chunk
+        })
+        response.on('end', () => {
+          h1Ended = true
+        })
+      },
+    )
+    await until(() => app.live.held === 2 && overH2.headers[':status'] !== undefined && h1Type !== '')
+    expect(overH2.headers[':status']).toBe(200)
+    expect(overH2.headers['content-type']).toBe('text/event-stream')
+    expect(overH2.headers['content-encoding']).toBeUndefined()
+    const device = await pairedDevice(app, people.storeId, people.owner)
+    const sale = { id: 'stream-1', createdAt: '2026-03-15T02:59:00.000Z', amount: 4500 }
+    expect((await postSales(app, device.key, 'b-stream', [sale])).statusCode).toBe(200)
+    await until(() => events(overH2.text).length === 1 && events(overH1).length === 1)
+    expect(h1Type).toBe('text/event-stream')
+    for (const text of [overH2.text, overH1])
+      expect(events(text)[0]).toMatchObject({ changes: [{ amount: 4500 }], count: 1, sum: 4500 })
+    expect(overH2.ended || h1Ended).toBe(false)
+    const started = Date.now()
+    opened = null
+    await app.close()
+    expect(Date.now() - started).toBeLessThan(2_000)
+    await until(() => overH2.ended && h1Ended)
+    session.close()
+  })
+})
+
 describe('TLS configuration', () => {
   it('needs both files, readable, PEM: a clear error otherwise', () => {
     expect(() => readConfig({ TLS_CERT_FILE: certFile })).toThrowError(

@@ -95,6 +95,8 @@ export interface TestAppOptions {
   sameDatabaseAs?: { db: Database['db'] }
   /** The live changes' safety poll period. */
   livePollMs?: number
+  /** How often a streamed held call with nothing to say sends a comment. */
+  streamHeartbeatMs?: number
   /** How pushes go out (a fake transport, or web-push trusting a local push service). */
   pushTransport?: AppOptions['pushTransport']
 }
@@ -128,6 +130,7 @@ export async function createTestApp({
   sms,
   sameDatabaseAs,
   livePollMs,
+  streamHeartbeatMs,
   pushTransport,
 }: TestAppOptions = {}) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'laundry-test-'))
@@ -148,6 +151,7 @@ export async function createTestApp({
     sms,
     smsRetry,
     livePollMs,
+    streamHeartbeatMs,
     pushTransport,
     // Tests evaluate the alert rules themselves, at their clock's instants.
     alertsEveryMs: 0,

@@ -46,16 +46,20 @@ async function poll(client: QueryClient, signal: AbortSignal) {
     const kept = client.getQueryData<Overview>(overviewKey)
     if (!kept || 'absent' in kept) return
     try {
-      const answer = await askHeld<StoresOverviewReply>(
+      await askHeld<StoresOverviewReply>(
         `${overviewPath}?after=${kept.rev}&wait=${liveWait}`,
         signal,
+        (answer) => {
+          if (signal.aborted || !isSessionCurrent(startedIn)) return false
+          failures = 0
+          liveFailing.delete(hashKey(overviewKey))
+          // Unchanged (or a comment): the same figures, now said to be as of this answer.
+          client.setQueryData<Overview>(overviewKey, (shown) =>
+            !answer || 'unchanged' in answer ? shown : answer,
+          )
+          share(client, overviewKey)
+        },
       )
-      if (signal.aborted || !isSessionCurrent(startedIn)) return
-      failures = 0
-      liveFailing.delete(hashKey(overviewKey))
-      // Unchanged: the same figures, now said to be as of this answer.
-      client.setQueryData<Overview>(overviewKey, 'unchanged' in answer ? kept : answer)
-      share(client, overviewKey)
     } catch (error) {
       if (await stopAfter(client, overviewKey, error, failures++, signal, startedIn)) return
     }

@@ -15,6 +15,7 @@ import {
   testClock,
   until,
 } from '../test-app.ts'
+import { openStream } from './stream-client.ts'
 
 const clock = testClock('2026-03-15T03:00:00.000Z')
 let one: TestApp
@@ -178,6 +179,46 @@ describe('held calls across instances', () => {
     expect(Date.now() - sent).toBeLessThan(1_000)
     expect(answer.rev).not.toBe(before.rev)
     expect(answer.stores[0].today).toEqual({ sum: 4000, count: 1 })
+  })
+
+  it("stream each device's sale taken by the other instance, each within a second (decision 133)", async () => {
+    const { key } = await pairedDevice(one, people.storeId, people.owner)
+    const gone = new AbortController()
+    const address = two.server.listening
+      ? `http://127.0.0.1:${(two.server.address() as { port: number }).port}`
+      : await two.listen({ port: 0, host: '127.0.0.1' })
+    const { rev } = (await changes(two, people.owner, 'year=2026&after=0')).json()
+    const stream = await openStream(
+      `${address}/api/v0/store/${people.storeId}/usage/changes?year=2026&after=${rev}&wait=25`,
+      bearer(people.owner),
+      gone.signal,
+    )
+    const overview = (
+      await two.inject({ method: 'GET', url: '/api/v0/stores/overview', headers: bearer(people.owner) })
+    ).json()
+    const overviewStream = await openStream(
+      `${address}/api/v0/stores/overview?after=${overview.rev}&wait=25`,
+      bearer(people.owner),
+      gone.signal,
+    )
+    await until(() => two.live.held === 2)
+    for (let i = 1; i <= 3; i++) {
+      const sent = Date.now()
+      const posted = await postSales(one, key, `k-stream-${i}`, [
+        { id: `s-stream-${i}`, createdAt: `2026-03-15T02:0${i}:00.000Z`, amount: 1000 * i },
+      ])
+      expect(posted.statusCode).toBe(200)
+      await until(() => stream.events().length === i && overviewStream.events().length === i)
+      expect(Date.now() - sent).toBeLessThan(1_000)
+    }
+    expect(stream.events().at(-1)).toMatchObject({ changes: [{ amount: 3000 }], count: 3, sum: 6000 })
+    expect((overviewStream.events().at(-1) as { stores: { today: unknown }[] }).stores[0]?.today).toEqual({
+      sum: 6000,
+      count: 3,
+    })
+    expect(stream.state.ended).toBe(false)
+    gone.abort()
+    await until(() => two.live.held === 0)
   })
 
   it('end with 401 when the sign-in ends on the other instance', async () => {

@@ -92,6 +92,46 @@ describe('the live loop', () => {
     await vi.waitFor(() => expect(server.afters()).toEqual([1, 2, 2]))
   })
 
+  it('asks for a stream and merges each of its events as a held answer; a comment keeps the figures current; at its end it asks again', async () => {
+    const second = { op: 'put' as const, createdAt: '2026-03-02T10:00:00.000Z', amount: 1500 }
+    const text = `:\n\ndata: ${JSON.stringify({ rev: 2, changes: [sale], count: 1, sum: 4000 })}\r\n\r\n:\n\ndata: ${JSON.stringify({ rev: 3, changes: [second], count: 2, sum: 5500 })}\n\n`
+    let pushMore: (() => void) | undefined
+    const server = fakeServer({
+      'GET /api/v0/store/1/usage/changes': (call: Call) => {
+        if (call.search.get('after') !== '1') return new Promise<Response>(() => {})
+        // The events in chunks split mid-line and mid-CRLF; the last ones only when the test says so.
+        const cut = text.indexOf('\n:') + 1
+        const body = new ReadableStream<Uint8Array>({
+          start(controller) {
+            const bytes = new TextEncoder()
+            for (const piece of [text.slice(0, 17), text.slice(17, cut)])
+              controller.enqueue(bytes.encode(piece))
+            pushMore = () => {
+              controller.enqueue(bytes.encode(text.slice(cut)))
+              controller.close()
+            }
+          },
+        })
+        return new Response(body, { headers: { 'content-type': 'text/event-stream' } })
+      },
+    })
+    const a = await openTab()
+    stops.push(a.live.follow(a.client, 1, 2026))
+    await vi.waitFor(() => expect(a.usage()?.rev).toBe(2))
+    expect(server.calls[0]?.accept).toBe('text/event-stream')
+    expect(a.usage()?.buckets.total).toBe(4000)
+    const asOf = a.client.getQueryState(key)?.dataUpdatedAt ?? 0
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    ;(pushMore as () => void)()
+    await vi.waitFor(() => expect(a.usage()?.rev).toBe(3))
+    expect(a.usage()?.buckets).toMatchObject({ total: 5500, sales: 2 })
+    expect(a.client.getQueryState(key)?.dataUpdatedAt).toBeGreaterThan(asOf)
+    // One call for both events; when the stream ended, asked again from the last revision.
+    await vi.waitFor(() =>
+      expect(server.calls.map((call) => Number(call.search.get('after')))).toEqual([1, 3]),
+    )
+  })
+
   it('asks nothing while the tab is hidden, and at once when it is shown', async () => {
     const server = changesServer({})
     const a = await openTab()
