@@ -22,6 +22,7 @@ import { readConfig } from '../server/config.ts'
 import { addStore, addUser, grant } from '../server/db/accounts.ts'
 import { type Database, openDatabase } from '../server/db/client.ts'
 import { addDevice, pairDevice } from '../server/devices/pairing.ts'
+import { heldPerSignIn } from '../server/usage/live.ts'
 
 const heldCalls = 1_000
 const wakeRounds = 20
@@ -82,11 +83,16 @@ async function storeWithDevice(app: Awaited<ReturnType<typeof startApp>>['app'],
   })
   if (!paired.ok) throw new Error('device not paired')
   const { access } = await app.tokens.start(userId)
-  return { storeId, access, deviceKey: paired.key }
+  // The held calls' clients: as many browsers of the owner's as a thousand calls need, since one
+  // sign-in may hold only `heldPerSignIn` at once (decision 150).
+  const browsers: string[] = []
+  for (let i = 0; i < Math.ceil(heldCalls / heldPerSignIn); i++)
+    browsers.push((await app.tokens.start(userId)).access)
+  return { storeId, access, browsers, deviceKey: paired.key }
 }
 
 async function held({ app, base }: Awaited<ReturnType<typeof startApp>>, streamed = false, phone?: string) {
-  const { storeId, access } = await storeWithDevice(app, phone)
+  const { storeId, access, browsers } = await storeWithDevice(app, phone)
   const year = new Date().getUTCFullYear()
   const url = `${base}/api/v0/store/${storeId}/usage/changes?year=${year}&after=0&wait=25`
   // One call first, so what a first call loads is not counted against the thousand.
@@ -94,7 +100,7 @@ async function held({ app, base }: Awaited<ReturnType<typeof startApp>>, streame
   const before = memory()
   const child = fork(
     new URL(import.meta.url).pathname,
-    ['clients', url, access, streamed ? 'stream' : 'held'],
+    ['clients', url, browsers.join(), streamed ? 'stream' : 'held'],
     {
       execArgv: ['--import', 'tsx'],
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
@@ -224,10 +230,11 @@ async function main() {
 
 // The child: opens `heldCalls` held calls, says so, and destroys them all when told.
 if (process.argv[2] === 'clients') {
-  const [url, access] = [process.argv[3] as string, process.argv[4] as string]
+  const [url, tokens] = [process.argv[3] as string, (process.argv[4] as string).split(',')]
   const accept = process.argv[5] === 'stream' ? { accept: 'text/event-stream' } : {}
   const requests: http.ClientRequest[] = []
   for (let i = 0; i < heldCalls; i++) {
+    const access = tokens[i % tokens.length]
     const request = http.get(url, { agent: false, headers: { authorization: `Bearer ${access}`, ...accept } })
     request.on('error', () => {})
     requests.push(request)

@@ -56,6 +56,7 @@ export const messages = {
   overviewWait: 'wait를 쓰려면 after(받은 rev)도 보내 주세요.',
   pushEndpoint: '알림을 보낼 수 없는 주소입니다. 브라우저의 푸시 서비스 주소만 받습니다.',
   pushSubscription: '알림 구독 정보가 올바르지 않습니다. 알림을 다시 켜 주세요.',
+  tooManyHeld: '실시간 요청이 너무 많이 열려 있습니다. 잠시 후 다시 시도해 주세요.',
   pushTestLimit: '시험 알림은 10분에 5번까지 보낼 수 있습니다. 잠시 후 다시 보내 주세요.',
   quietHours: '방해 금지 시간은 00:00~23:59 형식이고, 시작과 끝이 달라야 합니다.',
   alertSettings: '알림 설정 값이 올바르지 않습니다.',

@@ -20,10 +20,11 @@ export const changesRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'A held call ends with 401 when its sign-in ends. Never cached (Cache-Control: no-store). ' +
           'Asked with `Accept: text/event-stream` and a `wait`, the answer is a stream (`text/event-stream`): each answer a held call would give is one event `data: <its JSON>`, ' +
           'sent as soon as the change commits, with a comment every 25 s when nothing else was sent; the server ends it when the sign-in ends, when the access token it was opened with expires, after a reset, and when it closes. ' +
-          'The client then asks again with the last `rev`. Refusals (400, 401, 403) are the same JSON answers as without the stream.',
+          'The client then asks again with the last `rev`. Refusals (400, 401, 403) are the same JSON answers as without the stream. ' +
+          'One sign-in holds at most 8 calls and streams at once on a server: another is refused with 429 (Retry-After 5).',
         params: UsageParams,
         querystring: ChangesQuery,
-        response: { 200: ChangesAnswer, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },
+        response: { 200: ChangesAnswer, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
       },
       // An open screen asks every 25 s: a page's security headers (the policy alone is 330 bytes) mean
       // nothing on a JSON answer and would be most of its bytes. Only nosniff stays (below).
@@ -34,6 +35,7 @@ export const changesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { year, wait = 0 } = request.query
       let { after } = request.query
       const deadline = Date.now() + wait * 1000
+      if (wait > 0 && app.live.isFull(request.signInId)) throw new ApiError(429, messages.tooManyHeld, 5)
       // Held before the first read, so a commit between the read and the wait still wakes the call.
       const waiter = wait > 0 ? app.live.hold(id, year, request.signInId) : null
       const disconnected = () => waiter?.release()

@@ -24,12 +24,14 @@ export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'with `wait` (seconds, at most 25; needs `after`) the call is held until a sale or any change of the figures, answered at once when `after` is not the current `rev`. ' +
           'A held call ends with 401 when its sign-in ends. With `after`, never cached (Cache-Control: no-store). ' +
           'Asked with `Accept: text/event-stream` and a `wait`, the answer is a stream (`text/event-stream`): each changed overview is one event `data: <its JSON>` ' +
-          '(the figures are read again after each change and every 25 s; unchanged, a comment is sent instead); the server ends it when the sign-in ends, when the access token it was opened with expires, and when it closes.',
+          '(the figures are read again after each change and every 25 s; unchanged, a comment is sent instead); the server ends it when the sign-in ends, when the access token it was opened with expires, and when it closes. ' +
+          'One sign-in holds at most 8 calls and streams at once on a server: another is refused with 429 (Retry-After 5).',
         querystring: StoresOverviewQuery,
         response: {
           200: StoresOverviewReply,
           400: ErrorBody,
           401: ErrorBody,
+          429: ErrorBody,
         },
       },
       // A held call every 25 s: a page's security headers would be most of its bytes (as the changes call).
@@ -42,6 +44,7 @@ export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
       let { answer, years } = await app.storesOverview.read(request.userId, app.now())
       if (after === undefined) return answer
       reply.header('cache-control', 'no-store')
+      if (wait > 0 && app.live.isFull(request.signInId)) throw new ApiError(429, messages.tooManyHeld, 5)
       const unchanged = () => ({ at: answer.at, rev: answer.rev, unchanged: true as const })
       if (wait > 0 && wantsStream(request.headers.accept)) {
         // The stream (decision 133): each new overview an event; the clock is read again at each comment's turn.

@@ -62,6 +62,9 @@ export interface LiveOptions {
   pollMs?: number
 }
 
+/** The calls (or streams) one sign-in may hold at once on one instance (decision 150). */
+export const heldPerSignIn = 8
+
 export function createLive({
   database,
   onSignInEnded,
@@ -333,6 +336,14 @@ export function createLive({
     /** The calls held now. */
     get held() {
       return stats.held
+    },
+    /**
+     * Whether the sign-in holds as many calls (or streams) on this instance as it may: a browser's app
+     * holds one for the sales screen's year and one for the overview; more are a client gone wrong, or
+     * one trying to make every sale cost this server a read per call.
+     */
+    isFull(signInId: string) {
+      return (bySignIn.get(signInId)?.size ?? 0) >= heldPerSignIn
     },
 
     /** Starts listening: PGlite's listen(), or the dedicated PostgreSQL connection. */

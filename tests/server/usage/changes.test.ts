@@ -262,6 +262,35 @@ describe('GET /api/v0/store/{id}/usage/changes', () => {
     expect(Date.now() - at).toBeLessThan(2_000)
   })
 
+  it('holds at most 8 calls of one sign-in at a time, then answers 429 in Korean until one ends', async () => {
+    const { access } = await signIn(current.app, sms, owner)
+    const rev = await revision(access)
+    const heldBefore = current.app.live.held
+    const held = Array.from({ length: 8 }, () => changes(access, `year=2026&after=${rev}&wait=25`))
+    await until(() => current.app.live.held === heldBefore + 8)
+    for (const accept of ['application/json', 'text/event-stream']) {
+      const refused = await current.app.inject({
+        method: 'GET',
+        url: `/api/v0/store/${yeoksam}/usage/changes?year=2026&after=${rev}&wait=25`,
+        headers: { ...bearer(access), accept },
+      })
+      expect(refused.statusCode, accept).toBe(429)
+      expect(refused.json()).toEqual({
+        message: '실시간 요청이 너무 많이 열려 있습니다. 잠시 후 다시 시도해 주세요.',
+      })
+      expect(refused.headers['retry-after']).toBe('5')
+    }
+    // Another sign-in (another browser) is not held back, nor is a call that does not wait.
+    const other = await signIn(current.app, sms, owner)
+    expect((await changes(other.access, `year=2026&after=${rev}&wait=0`)).statusCode).toBe(200)
+    expect((await changes(access, `year=2026&after=${rev}&wait=0`)).statusCode).toBe(200)
+    await sale('2026-03-01T02:00:00Z', 2000)
+    for (const answer of await Promise.all(held)) expect(answer.statusCode).toBe(200)
+    await until(() => current.app.live.held === heldBefore)
+    const again = changes(access, `year=2026&after=${rev + 1}&wait=1`)
+    expect((await again).statusCode).toBe(200)
+  })
+
   it('answers a held call at the end of its wait with no changes', async () => {
     const { access } = await signIn(current.app, sms, owner)
     const started = Date.now()

@@ -1,6 +1,7 @@
 // Held changes calls over real HTTP, on either database: a client that goes away leaves no waiter
 // behind, and closing the server answers the held calls and completes within 2 s.
 import { afterEach, describe, expect, it } from 'vitest'
+import { heldPerSignIn } from '../../../server/usage/live.ts'
 import { storeWithPeople } from '../devices/helpers.ts'
 import { createTestApp, resetDatabase, type TestApp, testClock, until } from '../test-app.ts'
 
@@ -28,11 +29,12 @@ async function listening() {
 describe('held changes calls over HTTP', () => {
   it('leave no waiter behind when their clients go away', async () => {
     const { app, held } = await listening()
-    const aborts = Array.from({ length: 20 }, () => new AbortController())
+    // As many as one sign-in may hold (decision 150).
+    const aborts = Array.from({ length: heldPerSignIn }, () => new AbortController())
     const calls = aborts.map((abort) => held(abort.signal).catch((error: Error) => error.name))
-    await until(() => app.live.held === 20)
+    await until(() => app.live.held === heldPerSignIn)
     for (const abort of aborts) abort.abort()
-    expect(await Promise.all(calls)).toEqual(Array(20).fill('AbortError'))
+    expect(await Promise.all(calls)).toEqual(Array(heldPerSignIn).fill('AbortError'))
     await until(() => app.live.held === 0)
   })
 

@@ -199,6 +199,28 @@ describe('GET /api/v0/stores/overview with after and wait: refusals', () => {
     expect(answer.json().message).toContain(field)
   })
 
+  it('refuses a ninth held call of one sign-in with 429 in Korean, held or streamed', async () => {
+    const { access, refresh } = await signIn(current.app, sms, owner)
+    const { rev } = (await overview(access)).json()
+    const held = Array.from({ length: 8 }, () => overview(access, `?after=${rev}&wait=20`))
+    await until(() => current.app.live.held === 8)
+    for (const accept of ['application/json', 'text/event-stream']) {
+      const refused = await current.app.inject({
+        method: 'GET',
+        url: `/api/v0/stores/overview?after=${rev}&wait=20`,
+        headers: { ...bearer(access), accept },
+      })
+      expect(refused.statusCode, accept).toBe(429)
+      expect(refused.json().message).toMatch(/[가-힣]/)
+      expect(refused.headers['retry-after']).toBe('5')
+    }
+    await current.app.inject({
+      method: 'DELETE',
+      url: `/api/v0/user/sign?token=${encodeURIComponent(refresh)}`,
+    })
+    for (const answer of await Promise.all(held)) expect(answer.statusCode).toBe(401)
+  })
+
   it('refuses a held call without a sign-in, in Korean', async () => {
     const answer = await current.app.inject({ method: 'GET', url: '/api/v0/stores/overview?after=1&wait=5' })
     expect(answer.statusCode).toBe(401)

@@ -9,6 +9,7 @@ import { sql } from 'drizzle-orm'
 import { afterEach, describe, expect, it } from 'vitest'
 import { addStore, addUser, grant } from '../../../server/db/accounts.ts'
 import { usages } from '../../../server/db/schema.ts'
+import { heldPerSignIn } from '../../../server/usage/live.ts'
 import { wantsStream } from '../../../server/usage/stream.ts'
 import { bearer, createTestApp, resetDatabase, type TestApp, testClock, until } from '../test-app.ts'
 import { openStream } from './stream-client.ts'
@@ -218,7 +219,8 @@ describe('the changes call as a stream', () => {
   it('ends every stream when the server closes, which completes within 2 s; aborted streams leave nothing', async () => {
     const { app, owner, changesUrl } = await listening()
     // Clients that go away (node:http, one connection each: fetch may keep spare connections open).
-    const requests = Array.from({ length: 10 }, () =>
+    // As many as one sign-in may hold (decision 150).
+    const requests = Array.from({ length: heldPerSignIn }, () =>
       http
         .get(changesUrl(0), {
           agent: false,
@@ -226,7 +228,7 @@ describe('the changes call as a stream', () => {
         })
         .on('error', () => {}),
     )
-    await until(() => app.live.held === 10)
+    await until(() => app.live.held === heldPerSignIn)
     for (const request of requests) request.destroy()
     await until(() => app.live.held === 0)
     const streams = await Promise.all(
