@@ -22,7 +22,7 @@ import { openDatabase } from '../server/db/client.ts'
 import { embeddedFolderName } from '../server/db/data-names.ts'
 import { demoAccounts, insertDemoRecords, seedDemoIfEmpty } from '../server/db/seed.ts'
 import { chromeArgs, chromePath } from '../tests/e2e/browser.ts'
-import { benchServerEnv, cpuSlowdown, type NetworkProfile, profiles } from './throttled.ts'
+import { benchServerEnv, cpuSlowdown, type NetworkProfile, profiles, throttledPage } from './throttled.ts'
 
 export const overviewStores = 30
 export const overviewRuns = 3
@@ -79,18 +79,7 @@ async function oneRun(
     timezoneId: 'Asia/Seoul',
   })
   try {
-    const page = await context.newPage()
-    page.on('dialog', (dialog) => void dialog.accept())
-    const cdp = await context.newCDPSession(page)
-    await cdp.send('Emulation.setCPUThrottlingRate', { rate: cpuSlowdown })
-    await cdp.send('Network.enable')
-    await cdp.send('Network.emulateNetworkConditions', {
-      offline: false,
-      latency: profile.latencyMs,
-      downloadThroughput: (profile.downloadKbps * 1000) / 8,
-      uploadThroughput: (profile.uploadKbps * 1000) / 8,
-    })
-    await page.addInitScript(watcher)
+    const page = await throttledPage(context, profile, watcher)
     await page.goto('/login')
     const phone = demoAccounts.owner
     await page.getByLabel('휴대폰 번호').fill(phone)

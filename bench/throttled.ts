@@ -79,7 +79,12 @@ const watcher = `(() => {
   requestAnimationFrame(look)
 })()`
 
-async function throttledPage(context: BrowserContext, profile: NetworkProfile): Promise<Page> {
+/** A page of `context` on `profile`'s line with the CPU `cpuSlowdown` times slower, `script` run in it first. */
+export async function throttledPage(
+  context: BrowserContext,
+  profile: NetworkProfile,
+  script = watcher,
+): Promise<Page> {
   const page = await context.newPage()
   page.on('dialog', (dialog) => void dialog.accept())
   const cdp = await context.newCDPSession(page)
@@ -91,7 +96,7 @@ async function throttledPage(context: BrowserContext, profile: NetworkProfile): 
     downloadThroughput: (profile.downloadKbps * 1000) / 8,
     uploadThroughput: (profile.uploadKbps * 1000) / 8,
   })
-  await page.addInitScript(watcher)
+  await page.addInitScript(script)
   return page
 }
 

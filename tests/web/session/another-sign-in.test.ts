@@ -14,6 +14,7 @@ import { adoptSignIn, isSessionCurrent, sessionGeneration } from '../../../src/l
 import { keepTotals } from '../../../src/shell/kept-totals.ts'
 import { bucketUsage } from '../../../src/workers/bucket-exact.ts'
 import { fakeServer, json } from '../fake-server.ts'
+import { browserWithSubscription } from './push-stub.ts'
 
 const userA = { id: 1, name: '김사장', phone: '01012345678', image: null }
 const stores = [{ id: 1, name: '역삼점', images: [] }]
@@ -89,14 +90,7 @@ describe('a tab that notices late that another user signed in', () => {
     startTab(true)
     fakeServer({})
     await restored
-    const unsubscribe = vi.fn(async () => true)
-    const registration = { pushManager: { getSubscription: async () => ({ unsubscribe }) } }
-    vi.stubGlobal(
-      'navigator',
-      Object.assign(Object.create(navigator), {
-        serviceWorker: { getRegistration: async () => registration },
-      }),
-    )
+    const unsubscribe = browserWithSubscription()
     // Tab 1 logs A out (which wipes the device) and C signs in there, while this tab is in the background.
     for (const name of ['accessToken', 'refreshToken', 'signInId']) Cookies.remove(name, { path: '/' })
     localStorage.clear()

@@ -10,6 +10,7 @@ import { request } from '../../../src/lib/api.ts'
 import { page } from '../../../src/lib/page.ts'
 import { useStoreStore, useUserStore } from '../../../src/lib/session-state.ts'
 import { fakeServer, json, offline } from '../fake-server.ts'
+import { browserWithSubscription } from './push-stub.ts'
 
 const user = { id: 1, name: '김사장', phone: '01012345678', image: null }
 const stores = [{ id: 1, name: '역삼점', images: [] }]
@@ -35,19 +36,6 @@ beforeEach(() => {
   stop = startSessionLife(home)
 })
 afterEach(() => stop())
-
-/** A service worker holding a push subscription; answers its `unsubscribe`. */
-function browserSubscription() {
-  const unsubscribe = vi.fn(async () => true)
-  const registration = { pushManager: { getSubscription: async () => ({ unsubscribe }) } }
-  vi.stubGlobal(
-    'navigator',
-    Object.assign(Object.create(navigator), {
-      serviceWorker: { getRegistration: async () => registration },
-    }),
-  )
-  return unsubscribe
-}
 
 /** The device holds nothing of the session: no tokens, no user, no stores, no kept figures. */
 async function expectWiped() {
@@ -78,7 +66,7 @@ describe('every way a session ends', () => {
   })
 
   it("the logout button offline: the browser's push subscription ends too, so no alert of this user arrives here", async () => {
-    const unsubscribe = browserSubscription()
+    const unsubscribe = browserWithSubscription()
     offline()
     expect(await logOut()).toBe(true)
     await expectWiped()
