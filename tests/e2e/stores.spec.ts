@@ -174,6 +174,9 @@ test("a device's sale moves the overview without a reload, through one held over
   recordDialogs(page)
   await signIn(page)
   await figuresSettled(page)
+  // The sales screen's own live call may still be asked again as its year settles: it is left behind
+  // before the overview is opened, so that what is counted below is the overview's alone.
+  await page.goto('about:blank')
   // From here on: every call the page makes.
   const asked: string[] = []
   const open = new Set<unknown>()
