@@ -383,7 +383,24 @@ export const StoresOverviewUnchanged = Type.Object({
   unchanged: Type.Literal(true),
 })
 export type StoresOverviewUnchanged = Static<typeof StoresOverviewUnchanged>
-export const StoresOverviewReply = Type.Union([StoresOverviewAnswer, StoresOverviewUnchanged])
+/**
+ * An event of the overview's stream asked with `stores=changed` (decision 151), after its first: only the
+ * stores whose figures on screen changed since the event before, whose `rev` is `after`; the others stay
+ * as that event had them. Never a held call's JSON answer, and never when the caller's stores changed.
+ */
+export const StoresOverviewChanged = Type.Object({
+  at: Type.String(),
+  rev: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+  after: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+  stores: Type.Array(StoreOverview),
+})
+export type StoresOverviewChanged = Static<typeof StoresOverviewChanged>
+// The changed stores first: an answer of every store has no `after`, so it is never taken for one.
+export const StoresOverviewReply = Type.Union([
+  StoresOverviewChanged,
+  StoresOverviewAnswer,
+  StoresOverviewUnchanged,
+])
 export type StoresOverviewReply = Static<typeof StoresOverviewReply>
 export const StoresOverviewQuery = Type.Object({
   after: Type.Optional(
@@ -401,6 +418,12 @@ export const StoresOverviewQuery = Type.Object({
       default: 0,
       description:
         'Seconds to hold the call while the figures stay as `after` says (0: answer at once); needs `after`.',
+    }),
+  ),
+  stores: Type.Optional(
+    Type.Literal('changed', {
+      description:
+        'Only for the stream (`Accept: text/event-stream`): each event after the first carries only the stores whose figures changed, with `after` the `rev` of the event before.',
     }),
   ),
 })

@@ -25,6 +25,7 @@ export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'A held call ends with 401 when its sign-in ends. With `after`, never cached (Cache-Control: no-store). ' +
           'Asked with `Accept: text/event-stream` and a `wait`, the answer is a stream (`text/event-stream`): each changed overview is one event `data: <its JSON>` ' +
           '(the figures are read again after each change and every 25 s; unchanged, a comment is sent instead); the server ends it when the sign-in ends, when the access token it was opened with expires, and when it closes. ' +
+          'With `stores=changed`, each event after the first carries only the stores whose figures changed, with `after`, the `rev` of the event before. ' +
           'One sign-in holds at most 8 calls and streams at once on a server: another is refused with 429 (Retry-After 5).',
         querystring: StoresOverviewQuery,
         response: {
@@ -41,33 +42,47 @@ export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { after, wait = 0 } = request.query
       if (wait > 0 && after === undefined) throw new ApiError(400, messages.overviewWait)
       reply.header('x-content-type-options', 'nosniff')
-      let { answer, years } = await app.storesOverview.read(request.userId, app.now())
+      let { answer, years, shown } = await app.storesOverview.read(request.userId, app.now())
       if (after === undefined) return answer
       reply.header('cache-control', 'no-store')
       if (wait > 0 && app.live.isFull(request.signInId)) throw new ApiError(429, messages.tooManyHeld, 5)
       const unchanged = () => ({ at: answer.at, rev: answer.rev, unchanged: true as const })
       if (wait > 0 && wantsStream(request.headers.accept)) {
         // The stream (decision 133): each new overview an event; the clock is read again at each comment's turn.
-        const held = years.map(({ storeId, year }) => `${storeId}:${year}`).join()
+        const key = () => years.map(({ storeId, year }) => `${storeId}:${year}`).join()
+        const held = key()
         const waiter = app.live.holdAll(years, request.signInId)
         const follow = (read: typeof years) => {
           for (const { storeId, year, version } of read) waiter.setAfter(storeId, year, version)
         }
         follow(years)
-        let shown = after
-        const event = () => {
-          const data = answer.rev === shown ? null : String(reply.serialize(answer))
-          shown = answer.rev
+        let rev = after
+        // What the client shows of each store once it has taken what was sent (decision 151).
+        let sent = new Map(answer.stores.map(({ id }, at) => [id, shown[at]]))
+        const event = (first: boolean) => {
           // Another set of store-years (a store added or gone, a new year): the client asks again.
-          return { data, last: years.map(({ storeId, year }) => `${storeId}:${year}`).join() !== held }
+          const last = key() !== held
+          if (answer.rev === rev) return { data: null, last }
+          // With `stores=changed`, after the first: the stores whose figures on screen moved, on the last event's rev.
+          const changed =
+            request.query.stores === 'changed' && !first && !last
+              ? {
+                  ...answer,
+                  after: rev,
+                  stores: answer.stores.filter(({ id }, at) => sent.get(id) !== shown[at]),
+                }
+              : answer
+          rev = answer.rev
+          sent = new Map(answer.stores.map(({ id }, at) => [id, shown[at]]))
+          return { data: String(reply.serialize(changed)), last }
         }
         await streamAnswers(request, reply, {
           waiter,
-          first: event(),
+          first: event(true),
           async step() {
-            ;({ answer, years } = await app.storesOverview.read(request.userId, app.now()))
+            ;({ answer, years, shown } = await app.storesOverview.read(request.userId, app.now()))
             follow(years)
-            return event()
+            return event(false)
           },
           heartbeatMs: app.streamHeartbeatMs,
           expiresAt: request.accessExpiresAt,

@@ -93,7 +93,12 @@ export function storesOverview(
   async function read(
     userId: number,
     now: Date,
-  ): Promise<{ answer: StoresOverviewAnswer; years: { storeId: number; year: number; version: number }[] }> {
+  ): Promise<{
+    answer: StoresOverviewAnswer
+    years: { storeId: number; year: number; version: number }[]
+    /** Each store's shown figures (the answer's order) as a key: the same key, the same row on screen. */
+    shown: string[]
+  }> {
     const year = yearOf(now.getTime())
     const seenSince = new Date(now.getTime() - offlineAfterMs).toISOString()
     // The user's stores (the membership rule of every store call), their two years' revisions and
@@ -190,7 +195,11 @@ export function storesOverview(
       ]
     })
     const rev = createHash('sha256').update(JSON.stringify(shown)).digest().readUIntBE(0, 6)
-    return { answer: { at: now.toISOString(), rev, stores }, years }
+    return {
+      answer: { at: now.toISOString(), rev, stores },
+      years,
+      shown: shown.map((row) => JSON.stringify(row)),
+    }
   }
 
   async function overview(userId: number, now: Date): Promise<StoresOverviewAnswer> {

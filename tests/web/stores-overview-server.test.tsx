@@ -178,4 +178,79 @@ describe('the stores overview, from the server or from the years', () => {
     expect(within(screen.getByTestId('store-row-1')).getByRole('status')).toHaveTextContent('결제 없음')
     expect(server.count('GET /api/v0/stores/overview')).toBe(3)
   })
+
+  it('takes a stream of changed stores into the rows it shows: the screen an answer of every store gives', async () => {
+    const encoder = new TextEncoder()
+    let push: ((event: unknown) => void) | undefined
+    const server = fakeServer({
+      'GET /api/v0/stores/overview': (call) => {
+        if (!call.search.has('after')) return json(200, serverAnswer(7))
+        if (call.search.get('after') !== '7') return never()
+        const body = new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(encoder.encode(':\n\n'))
+            push = (event) => controller.enqueue(encoder.encode(`data: ${JSON.stringify(event)}\n\n`))
+          },
+        })
+        return new Response(body, { headers: { 'content-type': 'text/event-stream' } })
+      },
+    })
+    startAt('/stores')
+    await vi.waitFor(() => expect(push).toBeDefined())
+    const [held] = server.calls.filter((call) => call.search.has('after'))
+    expect(held?.search.get('stores')).toBe('changed')
+    expect(held?.accept).toBe('text/event-stream')
+    const before = shown()
+    const moved = serverAnswer(8)
+    const third = {
+      ...(moved.stores[2] as (typeof moved.stores)[number]),
+      today: { sum: 4500, count: 1 },
+      month: { sum: 4500, count: 1 },
+      lastSaleAt: '2026-03-15T05:19:00.000Z',
+    }
+    // Only the third store, on the overview of rev 7: the first two rows stay as they were.
+    push?.({ at: now.toISOString(), rev: 8, after: 7, stores: [third] })
+    await vi.waitFor(() =>
+      expect(within(screen.getByTestId('store-row-3')).getByTestId('store-today')).toHaveTextContent(
+        '4,500원',
+      ),
+    )
+    const after = shown()
+    expect(after.rows.slice(0, 2)).toEqual(before.rows.slice(0, 2))
+    moved.stores[2] = third
+    // The same screen as an answer of every store would give.
+    cleanup()
+    fakeServer({
+      'GET /api/v0/stores/overview': (call) => (call.search.has('after') ? never() : json(200, moved)),
+    })
+    signedIn(stores)
+    startAt('/stores')
+    await vi.waitFor(() =>
+      expect(within(screen.getByTestId('store-row-3')).getByTestId('store-today')).toHaveTextContent(
+        '4,500원',
+      ),
+    )
+    expect(shown()).toEqual(after)
+  })
+
+  it('ends a stream whose changed stores follow another overview than the one kept, and asks again after its own', async () => {
+    const encoder = new TextEncoder()
+    const server = fakeServer({
+      'GET /api/v0/stores/overview': (call) => {
+        if (!call.search.has('after')) return json(200, serverAnswer(7))
+        if (server.calls.filter((c) => c.search.has('after')).length > 1) return never()
+        const moved = serverAnswer(9)
+        const event = { at: now.toISOString(), rev: 9, after: 8, stores: [moved.stores[0]] }
+        return new Response(encoder.encode(`data: ${JSON.stringify(event)}\n\n`), {
+          headers: { 'content-type': 'text/event-stream' },
+        })
+      },
+    })
+    startAt('/stores')
+    await vi.waitFor(() => expect(server.calls.filter((call) => call.search.has('after'))).toHaveLength(2))
+    // Not taken: the kept overview is still rev 7's, and the next call asks after it.
+    expect(
+      server.calls.filter((call) => call.search.has('after')).map((call) => call.search.get('after')),
+    ).toEqual(['7', '7'])
+  })
 })

@@ -47,15 +47,31 @@ async function poll(client: QueryClient, signal: AbortSignal) {
     if (!kept || 'absent' in kept) return
     try {
       await askHeld<StoresOverviewReply>(
-        `${overviewPath}?after=${kept.rev}&wait=${liveWait}`,
+        `${overviewPath}?after=${kept.rev}&wait=${liveWait}&stores=changed`,
         signal,
         (answer) => {
           if (signal.aborted || !isSessionCurrent(startedIn)) return false
           failures = 0
           liveFailing.delete(hashKey(overviewKey))
+          const shown = client.getQueryData<Overview>(overviewKey)
+          if (!shown || 'absent' in shown) return false
+          // Only the stores that changed (decision 151), on the overview of the event before: taken into
+          // it, or, when this tab keeps another, asked again (answered with every store).
+          if (answer && 'after' in answer && answer.after !== shown.rev) return false
           // Unchanged (or a comment): the same figures, now said to be as of this answer.
-          client.setQueryData<Overview>(overviewKey, (shown) =>
-            !answer || 'unchanged' in answer ? shown : answer,
+          client.setQueryData<Overview>(
+            overviewKey,
+            !answer || 'unchanged' in answer
+              ? shown
+              : 'after' in answer
+                ? {
+                    at: answer.at,
+                    rev: answer.rev,
+                    stores: shown.stores.map(
+                      (store) => answer.stores.find(({ id }) => id === store.id) ?? store,
+                    ),
+                  }
+                : answer,
           )
           share(client, overviewKey)
         },

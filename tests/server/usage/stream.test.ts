@@ -7,6 +7,7 @@
 import http from 'node:http'
 import { sql } from 'drizzle-orm'
 import { afterEach, describe, expect, it } from 'vitest'
+import type { StoresOverviewAnswer } from '../../../contract/api.ts'
 import { addStore, addUser, grant } from '../../../server/db/accounts.ts'
 import { usages } from '../../../server/db/schema.ts'
 import { heldPerSignIn } from '../../../server/usage/live.ts'
@@ -279,5 +280,55 @@ describe('the overview call as a stream', () => {
     })
     await stream.done
     expect(app.live.held).toBe(0)
+  })
+
+  it('with stores=changed, sends after its first event only the stores that changed, on the event before', async () => {
+    const { app, address, owner, storeId, otherStoreId, sale } = await listening()
+    const read = async (after?: number) =>
+      (
+        await app.inject({
+          method: 'GET',
+          url: `/api/v0/stores/overview${after === undefined ? '' : `?after=${after}`}`,
+          headers: bearer(owner.access),
+        })
+      ).json() as StoresOverviewAnswer
+    const kept = await read()
+    await sale('2026-03-15T02:00:00.000Z', 1000, storeId)
+    // Asked after an older rev: the first event has every store, whatever `stores` says.
+    const stream = await openStream(
+      `${address}/api/v0/stores/overview?after=${kept.rev}&wait=25&stores=changed`,
+      bearer(owner.access),
+    )
+    await until(() => stream.events().length === 1)
+    let shown = stream.events()[0] as StoresOverviewAnswer
+    expect(shown).toEqual(await read(kept.rev))
+    await sale('2026-03-15T02:30:00.000Z', 4000, otherStoreId)
+    await until(() => stream.events().length === 2)
+    const changed = stream.events()[1] as StoresOverviewAnswer & { after: number }
+    expect(changed.after).toBe(shown.rev)
+    expect(changed.stores.map(({ id }) => id)).toEqual([otherStoreId])
+    // Taken into the overview shown, it is the overview of every store, figure for figure.
+    const merge = (event: typeof changed) => ({
+      at: event.at,
+      rev: event.rev,
+      stores: shown.stores.map((store) => event.stores.find(({ id }) => id === store.id) ?? store),
+    })
+    shown = merge(changed)
+    expect(shown).toEqual(await read(kept.rev))
+    await sale('2026-03-15T02:40:00.000Z', 2500, storeId)
+    await until(() => stream.events().length === 3)
+    const next = stream.events()[2] as typeof changed
+    expect(next.after).toBe(changed.rev)
+    expect(next.stores.map(({ id }) => id)).toEqual([storeId])
+    shown = merge(next)
+    expect(shown).toEqual(await read(kept.rev))
+    // Without it, every event carries every store (the test above); anything else is refused in Korean.
+    const bad = await app.inject({
+      method: 'GET',
+      url: `/api/v0/stores/overview?after=${kept.rev}&wait=25&stores=all`,
+      headers: { ...bearer(owner.access), accept: 'text/event-stream' },
+    })
+    expect(bad.statusCode).toBe(400)
+    expect(bad.json()).toEqual({ message: 'stores는 changed만 보낼 수 있습니다.' })
   })
 })
