@@ -7,6 +7,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ErrorBody, StoresOverviewQuery, StoresOverviewReply } from '../../contract/api.ts'
 import { ApiError, messages } from '../errors.ts'
+import { type OverviewSent, overviewEvent } from '../usage/overview.ts'
 import { streamAnswers, wantsStream } from '../usage/stream.ts'
 
 export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -56,25 +57,17 @@ export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
           for (const { storeId, year, version } of read) waiter.setAfter(storeId, year, version)
         }
         follow(years)
-        let rev = after
-        // What the client shows of each store once it has taken what was sent (decision 151).
-        let sent = new Map(answer.stores.map(({ id }, at) => [id, shown[at]]))
+        // What the client shows once it has taken what was sent (decision 151).
+        const sent: OverviewSent = {
+          rev: after,
+          shown: new Map(answer.stores.map(({ id }, at) => [id, shown[at] as string])),
+        }
         const event = (first: boolean) => {
           // Another set of store-years (a store added or gone, a new year): the client asks again.
           const last = key() !== held
-          if (answer.rev === rev) return { data: null, last }
-          // With `stores=changed`, after the first: the stores whose figures on screen moved, on the last event's rev.
-          const changed =
-            request.query.stores === 'changed' && !first && !last
-              ? {
-                  ...answer,
-                  after: rev,
-                  stores: answer.stores.filter(({ id }, at) => sent.get(id) !== shown[at]),
-                }
-              : answer
-          rev = answer.rev
-          sent = new Map(answer.stores.map(({ id }, at) => [id, shown[at]]))
-          return { data: String(reply.serialize(changed)), last }
+          const changedOnly = request.query.stores === 'changed' && !first && !last
+          const data = overviewEvent(sent, { answer, shown }, changedOnly)
+          return { data: data && String(reply.serialize(data)), last }
         }
         await streamAnswers(request, reply, {
           waiter,

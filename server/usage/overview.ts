@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import { LRUCache } from 'lru-cache'
-import type { StoreOverview, StoresOverviewAnswer } from '../../contract/api.ts'
+import type { StoreOverview, StoresOverviewAnswer, StoresOverviewChanged } from '../../contract/api.ts'
 import { type Buckets, emptyBuckets } from '../../src/figures/buckets.ts'
 import { yearOf } from '../../src/figures/calendar.ts'
 import { rowFigures, storeFigures } from '../../src/figures/store-overview.ts'
@@ -23,6 +23,37 @@ import { bucketCompact } from '../../src/workers/bucket-records.ts'
 import type { StoreViews } from '../alerts/view.ts'
 import { type Db, queryRows } from '../db/client.ts'
 import { usageCompact } from './scan.ts'
+
+/** What a stream of the overview has sent: the `rev` the client now shows, and each store's shown figures. */
+export interface OverviewSent {
+  rev: number
+  shown: Map<number, string>
+}
+
+/**
+ * The event the overview's stream sends after a read (decisions 133 and 151): null while the figures on
+ * screen are the same (`rev`), else the overview, or with `changedOnly` (and not the stream's first
+ * event) only the stores whose figures on screen moved, with `after`, the rev the client shows. `sent`
+ * moves to what the client shows once it has taken the event.
+ */
+export function overviewEvent(
+  sent: OverviewSent,
+  read: { answer: StoresOverviewAnswer; shown: string[] },
+  changedOnly: boolean,
+): StoresOverviewAnswer | StoresOverviewChanged | null {
+  const { answer, shown } = read
+  if (answer.rev === sent.rev) return null
+  const changed = changedOnly
+    ? {
+        ...answer,
+        after: sent.rev,
+        stores: answer.stores.filter(({ id }, at) => sent.shown.get(id) !== shown[at]),
+      }
+    : answer
+  sent.rev = answer.rev
+  sent.shown = new Map(answer.stores.map(({ id }, at) => [id, shown[at] as string]))
+  return changed
+}
 
 /** A paired device not heard from in this long is offline (decision 71: 3 heartbeats of 60 s). */
 export const offlineAfterMs = 3 * 60_000

@@ -1,0 +1,120 @@
+// An hour of the overview's stream (decisions 133 and 151), counted event by event on the server's own
+// code and clock: the demo data (server/db/seed.ts) up to the busiest hour of the owner's 3 stores in
+// the last 4 weeks, then that hour's sales put back one by one at their instants, the overview read
+// (`storesOverview.read`) at each sale and at each 25 s heartbeat on the moving clock, and the events
+// the stream would send (`overviewEvent`, the route's own) counted. The clock moves the figures too:
+// the usual and the month before grow with the time of day, so the whole percents the rows show move
+// between sales; a real browser would have to wait the hour to see them (bench/live-app.ts measures
+// the wire for the sales it makes and one idle round, and takes its per-event framing from there).
+// Prints one line a form (every store in each event; only the stores that changed) and JSON last.
+//   node --import tsx bench/overview-hour.ts
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { sql } from 'drizzle-orm'
+import { openDatabase, queryRows } from '../server/db/client.ts'
+import { demoAccounts, seedDemoIfEmpty } from '../server/db/seed.ts'
+import { type OverviewSent, overviewEvent, storesOverview } from '../server/usage/overview.ts'
+
+/** The stream's heartbeat (server/usage/stream.ts), and an hour. */
+const heartbeatMs = 25_000
+const hourMs = 3_600_000
+
+const imageDir = mkdtempSync(path.join(tmpdir(), 'overview-hour-'))
+const database = await openDatabase({ pgliteDir: null })
+const { db } = database
+try {
+  // The demo data up to a week ago: its last 4 weeks hold a busiest hour that has a full history.
+  const end = new Date(Date.now() - 7 * 24 * hourMs)
+  await seedDemoIfEmpty(db, imageDir, end)
+  const [owner] = await queryRows<{ id: number }>(
+    db,
+    sql`select id from users where phone = ${demoAccounts.owner}`,
+  )
+  const userId = Number(owner?.id)
+  const [busiest] = await queryRows<{ hour: string }>(
+    db,
+    sql`select date_trunc('hour', u.created_at) as hour from usages u
+        join memberships m on m.store_id = u.store_id and m.user_id = ${userId}
+        where u.created_at >= ${new Date(end.getTime() - 28 * 24 * hourMs).toISOString()}::timestamptz
+        group by 1 order by count(*) desc limit 1`,
+  )
+  const from = new Date(String(busiest?.hour)).getTime()
+  const sales = await queryRows<{ store_id: number; created_at: string; amount: number }>(
+    db,
+    sql`delete from usages where created_at >= ${new Date(from).toISOString()}::timestamptz
+        returning store_id, created_at, amount`,
+  )
+  const hour = sales
+    .map((sale) => ({
+      storeId: Number(sale.store_id),
+      at: new Date(sale.created_at).getTime(),
+      amount: Number(sale.amount),
+    }))
+    .filter((sale) => sale.at < from + hourMs)
+    .sort((a, b) => a.at - b.at)
+
+  // Both forms of the stream over the hour from the same reads: every store in each event, and only
+  // the stores that changed. Their events come at the same reads, so their comments do too.
+  const overview = storesOverview(db)
+  const first = await overview.read(userId, new Date(from))
+  const start = (): OverviewSent => ({
+    rev: first.answer.rev,
+    shown: new Map(first.answer.stores.map(({ id }, at) => [id, first.shown[at] as string])),
+  })
+  const forms = [false, true].map((changedOnly) => ({
+    changedOnly,
+    sent: start(),
+    counts: { saleEvents: 0, clockEvents: 0, comments: 0, eventBytes: 0, largest: 0 },
+  }))
+  let lastWrite = from
+  const read = async (now: number, bySale: boolean) => {
+    const shown = await overview.read(userId, new Date(now))
+    let sent = false
+    for (const { changedOnly, sent: state, counts } of forms) {
+      const data = overviewEvent(state, shown, changedOnly)
+      if (!data) continue
+      const bytes = Buffer.byteLength(`data: ${JSON.stringify(data)}\n\n`)
+      counts.eventBytes += bytes
+      counts.largest = Math.max(counts.largest, bytes)
+      counts[bySale ? 'saleEvents' : 'clockEvents'] += 1
+      sent = true
+    }
+    if (sent) lastWrite = now
+    else if (!bySale && now - lastWrite >= heartbeatMs) {
+      for (const { counts } of forms) counts.comments += 1
+      lastWrite = now
+    }
+  }
+  for (let now = from, next = 0; now < from + hourMs; ) {
+    const sale = hour[next]
+    if (sale && sale.at <= lastWrite + heartbeatMs) {
+      await db.execute(
+        sql`insert into usages (store_id, created_at, amount) values (${sale.storeId}, ${new Date(sale.at).toISOString()}::timestamptz, ${sale.amount})`,
+      )
+      next += 1
+      now = sale.at
+      await read(now, true)
+    } else {
+      now = lastWrite + heartbeatMs
+      if (now < from + hourMs) await read(now, false)
+    }
+  }
+  const [whole, changed] = forms.map(({ counts }) => counts) as [
+    (typeof forms)[0]['counts'],
+    (typeof forms)[0]['counts'],
+  ]
+  const at = new Date(from).toISOString()
+  for (const [form, counts] of [
+    ['every store in each event', whole],
+    ['only the stores that changed (stores=changed)', changed],
+  ] as const)
+    console.log(
+      `overview stream, the busiest hour of the demo owner's ${first.answer.stores.length} stores (${at}, ${hour.length} sales), ${form}: ` +
+        `${counts.saleEvents} events at sales and ${counts.clockEvents} moved by the clock alone, ${(counts.eventBytes / 1000).toFixed(1)} kB of events (largest ${counts.largest} B), ${counts.comments} comments`,
+    )
+  console.log(JSON.stringify({ hourStart: at, sales: hour.length, whole, changed }))
+} finally {
+  await database.close()
+  rmSync(imageDir, { recursive: true, force: true })
+}
