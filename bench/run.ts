@@ -166,6 +166,7 @@ interface HeldFigures {
   calls: number
   before: { rssMb: number; heapMb: number }
   holding: { rssMb: number; heapMb: number }
+  after: { rssMb: number; heapMb: number }
   moreMb: number
   heapMoreMb: number
   left: number
@@ -396,12 +397,12 @@ for (const run of ingestion) {
 }
 rows.push([
   `live changes: ${live.held.calls} held calls on one instance (PGlite), the server's memory`,
-  `+${live.held.moreMb} MB resident (${live.held.before.rssMb} → ${live.held.holding.rssMb} MB), +${live.held.heapMoreMb} MB heap; ${live.held.left} left after their clients went away`,
+  `+${live.held.moreMb} MB resident (${live.held.before.rssMb} → ${live.held.holding.rssMb} → ${live.held.after.rssMb} MB: before, held, gone), +${live.held.heapMoreMb} MB heap; ${live.held.left} left after their clients went away`,
   'target <= 100 MB more; none left',
 ])
 rows.push([
   `live changes: ${live.streams.calls} streams (text/event-stream, decision 133) on one instance (PGlite), the server's memory`,
-  `+${live.streams.moreMb} MB resident (${live.streams.before.rssMb} → ${live.streams.holding.rssMb} MB), +${live.streams.heapMoreMb} MB heap; ${live.streams.left} left after their clients went away`,
+  `+${live.streams.moreMb} MB resident (${live.streams.before.rssMb} → ${live.streams.holding.rssMb} → ${live.streams.after.rssMb} MB: before, held, gone), +${live.streams.heapMoreMb} MB heap; ${live.streams.left} left after their clients went away`,
   'target <= 100 MB more; none left',
 ])
 for (const [database, wake] of Object.entries(live.wake)) {

@@ -47,19 +47,6 @@ const onDemandBySignedIn = [
   sourceFile('src/features/sales/export-csv.ts'),
   // The stores overview's query, which its route's loader asks for while the overview's chunk loads.
   sourceFile('src/features/stores/overview-live.ts'),
-  // The live loop, once a year's first figures are in (docs/product.md decision 152).
-  sourceFile('src/figures/live.ts'),
-]
-/**
- * The live loop and the overview's use of it: one file, which the sales screen loads once its first
- * figures are in and the stores overview with its own chunk (docs/product.md decision 152); in two, the
- * overview would load one more file and compress each apart.
- */
-const liveSources = [
-  sourceFile('src/figures/live.ts'),
-  sourceFile('src/figures/changes.ts'),
-  sourceFile('src/lib/event-stream.ts'),
-  sourceFile('src/features/stores/overview-live.ts'),
 ]
 /** Vite's preload helper, which every page's start needs (Rolldown's runtime keeps a file of its own). */
 const isPreloadHelper = (id: string) => /^\0vite\/preload-helper/.test(id)
@@ -155,7 +142,6 @@ function checkRules(expected: Record<string, { what: string; test: (id: string) 
 export const codeSplitting: Rolldown.OutputOptions['codeSplitting'] = {
   includeDependenciesRecursively: false,
   groups: [
-    { name: 'live', test: (id: string) => liveSources.includes(id) },
     {
       // What the signed-in screens load, in one file: their route chunks always load together.
       name: onlyLoadedBy(
@@ -186,7 +172,6 @@ export const checkChunkRules = () =>
       { what: 'src/figures/buckets.ts', test: (id) => id === buckets },
       { what: 'src/figures/calendar.ts', test: (id) => id === calendar },
     ],
-    live: liveSources.map((file) => ({ what: file, test: (id: string) => id === file })),
     app: [
       ...startSources.map((file, i) => ({
         what: startSourceNames[i] ?? file,

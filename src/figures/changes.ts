@@ -44,38 +44,35 @@ export function mergeChanges(buckets: Buckets, rev: number, after: number, answe
   // The server's year went back behind what is kept: it was rewritten.
   if (!(answer.rev >= rev)) return 'refetch'
   const changes = answer.changes ?? []
-  const next: Buckets = {
-    ...buckets,
-    months: [...buckets.months],
-    days: buckets.days.map((days) => [...days]),
-    monthCounts: [...buckets.monthCounts],
-    dayCounts: buckets.dayCounts.map((counts) => [...counts]),
-    hourSums: changes.length ? [...buckets.hourSums] : buckets.hourSums,
-    hourCounts: changes.length ? [...buckets.hourCounts] : buckets.hourCounts,
-  }
+  // A copy (the kept buckets are the cache's, shared with the screen), changed in place.
+  const next = structuredClone(buckets)
   const start = yearStart(buckets.year)
+  const add = (list: number[], at: number, value: number) => {
+    list[at] = (list[at] as number) + value
+  }
   for (const { op, createdAt, amount } of changes) {
     const at = Date.parse(createdAt)
     if (!Number.isFinite(at) || !Number.isFinite(amount)) return 'refetch'
     if (new Date(at).getUTCFullYear() !== buckets.year) continue
     const sign = op === 'del' ? -1 : 1
     const sale = amount > 0 ? sign : 0
-    // The latest sale removed: the one before it is unknown without the records.
-    if (sale < 0 && at >= (next.lastSaleAt ?? Number.NEGATIVE_INFINITY)) return 'refetch'
+    const sum = sign * amount
+    // The latest sale removed: the one before it is unknown without the records (epoch ms: never below 0).
+    if (sale < 0 && at >= (next.lastSaleAt ?? -1)) return 'refetch'
     const date = new Date(at)
     const m = date.getUTCMonth()
     const d = date.getUTCDate() - 1
     const hour = Math.floor((at - start) / hourMs)
-    next.hourSums[hour] = (next.hourSums[hour] as number) + sign * amount
-    next.hourCounts[hour] = (next.hourCounts[hour] as number) + sale
-    ;(next.days[m] as number[])[d] = ((next.days[m] as number[])[d] as number) + sign * amount
-    ;(next.dayCounts[m] as number[])[d] = ((next.dayCounts[m] as number[])[d] as number) + sale
-    next.months[m] = (next.months[m] as number) + sign * amount
-    next.monthCounts[m] = (next.monthCounts[m] as number) + sale
-    next.total += sign * amount
+    add(next.hourSums, hour, sum)
+    add(next.hourCounts, hour, sale)
+    add(next.days[m] as number[], d, sum)
+    add(next.dayCounts[m] as number[], d, sale)
+    add(next.months, m, sum)
+    add(next.monthCounts, m, sale)
+    next.total += sum
     next.sales += sale
     next.records += sign
-    if (sale > 0 && at > (next.lastSaleAt ?? Number.NEGATIVE_INFINITY)) next.lastSaleAt = at
+    if (sale > 0 && at > (next.lastSaleAt ?? -1)) next.lastSaleAt = at
   }
   if (
     (answer.count !== undefined && answer.count !== next.records) ||

@@ -6,7 +6,14 @@
 // (BroadcastChannel), which only take it in. Only a visible tab asks, and none while offline; becoming
 // visible or coming back online asks at once. A logout aborts the call (the session's signal) and
 // nothing answered afterwards is written. When the call fails, the year query fetches as before.
-import { hashKey, onlineManager, type QueryClient, type QueryKey } from '@tanstack/react-query'
+import {
+  hashKey,
+  onlineManager,
+  type QueryClient,
+  type QueryKey,
+  useQueryClient,
+} from '@tanstack/react-query'
+import { useEffect } from 'react'
 import { HttpError, request } from '../lib/api.ts'
 import { eventStream } from '../lib/event-stream.ts'
 import { isSessionCurrent, sessionGeneration } from '../lib/tokens.ts'
@@ -204,4 +211,10 @@ export function followWith(client: QueryClient, lock: string, poll: (signal: Abo
     document.removeEventListener('visibilitychange', start)
     round?.abort()
   }
+}
+
+/** Follows a store-year while the calling screen shows it, once its figures say their revision (`ready`). */
+export function useLive(storeId: number, year: number, ready: boolean) {
+  const client = useQueryClient()
+  useEffect(() => (ready ? follow(client, storeId, year) : undefined), [client, storeId, year, ready])
 }

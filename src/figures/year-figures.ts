@@ -2,12 +2,12 @@
 // §4.4, decision 25): the sales screen and the stores overview. The status is what the figures are
 // worth now, so that kept figures never pass for current ones, and a store-year never shows another's.
 // The overview, which shows every store at once, reads the same from the cache (cached-year-figures.ts).
-import { hashKey, skipToken, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useEffect } from 'react'
+import { skipToken, useQuery } from '@tanstack/react-query'
 import { OfflineError } from '../lib/api.ts'
 import { useOnline } from '../lib/online.ts'
 import type { Buckets } from './buckets.ts'
-import { leadingKey, liveFailing, type Usage, usageKeys, usageQuery } from './year-query.ts'
+import { useLive } from './live.ts'
+import { leadingKey, type Usage, usageQuery } from './year-query.ts'
 
 /**
  * - `loading`: nothing of this store-year yet, and nothing known to be wrong: it is on its way;
@@ -63,30 +63,6 @@ export function yearFigures(query: QueryView, previous: Usage | undefined, onlin
     status: figuresStatus(query, buckets !== undefined, online),
     fetchedAt: buckets ? query.dataUpdatedAt : undefined,
   }
-}
-
-/**
- * Follows a store-year while the calling screen shows it, once its figures say their revision (`ready`).
- * The live loop (live.ts) loads then, after the first figures (decision 152); if it cannot load, the
- * year is fetched as before.
- */
-function useLive(storeId: number, year: number, ready: boolean) {
-  const client = useQueryClient()
-  useEffect(() => {
-    if (!ready) return
-    let stop: (() => void) | undefined
-    let ended = false
-    import('./live.ts').then(
-      ({ follow }) => {
-        if (!ended) stop = follow(client, storeId, year)
-      },
-      () => liveFailing.add(hashKey(usageKeys.year(storeId, year))),
-    )
-    return () => {
-      ended = true
-      stop?.()
-    }
-  }, [client, storeId, year, ready])
 }
 
 /**
