@@ -253,4 +253,35 @@ describe('the stores overview, from the server or from the years', () => {
       server.calls.filter((call) => call.search.has('after')).map((call) => call.search.get('after')),
     ).toEqual(['7', '7'])
   })
+
+  it('keeps its stream when an event brings the figures it already keeps (another tab shared them first)', async () => {
+    const encoder = new TextEncoder()
+    let push: ((event: unknown) => void) | undefined
+    const server = fakeServer({
+      'GET /api/v0/stores/overview': (call) => {
+        if (!call.search.has('after')) return json(200, serverAnswer(7))
+        if (call.search.get('after') !== '7') return never()
+        const body = new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(encoder.encode(':\n\n'))
+            push = (event) => controller.enqueue(encoder.encode(`data: ${JSON.stringify(event)}\n\n`))
+          },
+        })
+        return new Response(body, { headers: { 'content-type': 'text/event-stream' } })
+      },
+    })
+    startAt('/stores')
+    await vi.waitFor(() => expect(push).toBeDefined())
+    const moved = serverAnswer(8)
+    const third = { ...(moved.stores[2] as (typeof moved.stores)[number]), today: { sum: 4500, count: 1 } }
+    // On another rev than the kept one, but bringing the kept rev: nothing to take, the stream goes on.
+    push?.({ at: now.toISOString(), rev: 7, after: 5, stores: [moved.stores[0]] })
+    push?.({ at: now.toISOString(), rev: 8, after: 7, stores: [third] })
+    await vi.waitFor(() =>
+      expect(within(screen.getByTestId('store-row-3')).getByTestId('store-today')).toHaveTextContent(
+        '4,500원',
+      ),
+    )
+    expect(server.calls.filter((call) => call.search.has('after'))).toHaveLength(1)
+  })
 })

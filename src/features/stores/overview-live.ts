@@ -57,7 +57,9 @@ async function poll(client: QueryClient, signal: AbortSignal) {
           if (!shown || 'absent' in shown) return false
           // Only the stores that changed (decision 151), on the overview of the event before: taken into
           // it, or, when this tab keeps another, asked again (answered with every store).
-          if (answer && 'after' in answer && answer.after !== shown.rev) return false
+          if (answer && 'after' in answer && answer.after !== shown.rev)
+            // The same figures already taken in (shared by another tab that asked too): nothing to do.
+            return answer.rev === shown.rev ? undefined : false
           // Unchanged (or a comment): the same figures, now said to be as of this answer.
           client.setQueryData<Overview>(
             overviewKey,
