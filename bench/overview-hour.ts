@@ -26,7 +26,12 @@ const { db } = database
 try {
   // The demo data up to a week ago: its last 4 weeks hold a busiest hour that has a full history.
   const end = new Date(Date.now() - 7 * 24 * hourMs)
-  await seedDemoIfEmpty(db, imageDir, end)
+  // From the start of the month 3 months before: every figure of the overview over the last 4 weeks
+  // (the usual's 4 weeks, the quiet rule's 8, the month before) has its whole history.
+  const history = new Date(Date.UTC(end.getUTCFullYear(), end.getUTCMonth() - 3, 1))
+    .toISOString()
+    .slice(0, 10)
+  await seedDemoIfEmpty(db, imageDir, end, history)
   const [owner] = await queryRows<{ id: number }>(
     db,
     sql`select id from users where phone = ${demoAccounts.owner}`,

@@ -66,7 +66,13 @@ function writeImages(imageDir: string) {
 }
 
 /** Loads the demo data if the database has no users; returns whether it did. */
-export async function seedDemoIfEmpty(db: Db, imageDir: string, now: Date): Promise<boolean> {
+export async function seedDemoIfEmpty(
+  db: Db,
+  imageDir: string,
+  now: Date,
+  /** The first day of the records (a date); 1 January of last year unless given (a benchmark's shorter history). */
+  from?: string,
+): Promise<boolean> {
   const [row] = await db.select({ n: count() }).from(users)
   if ((row?.n ?? 0) > 0) return false
   writeImages(imageDir)
@@ -99,6 +105,7 @@ export async function seedDemoIfEmpty(db: Db, imageDir: string, now: Date): Prom
       tx,
       created.map(({ id }, i) => ({ storeId: id, cyclesPerDay: demoStores[i]?.cyclesPerDay ?? 0 })),
       now,
+      from,
     )
   })
   return true
