@@ -282,15 +282,6 @@ export async function benchLiveApp(server: RunningServer, phone: string) {
     const salesBytes = salesWire.bytes()
     const salesBodies = salesWire.bodies()
 
-    // The sales screen's own held call renewed with nothing new: one round, records and all.
-    const screenWire = await wire(page, proxy)
-    const screenStart = Date.now()
-    const screenRecords = proxy.record()
-    await page.waitForTimeout((held + 3) * 1000)
-    const screenLine = recordsLine(screenRecords.splice(0), screenStart)
-    // A stream's round is a comment (every 25 s when nothing else was sent); a held call's, a call.
-    const screenRounds = streamed ? screenWire.pieces() : screenWire.changesCalls()
-    const screenBytes = screenWire.bytes()
     // The access token's end, every ACCESS_TOKEN_SECONDS (900 s: 4 an hour): the next held call is
     // refused (401), the app refreshes the tokens and asks again. Made to happen now by a token the
     // server refuses in the access cookie (the sign-in's own cookies stay, so the session goes on); the
@@ -335,11 +326,10 @@ export async function benchLiveApp(server: RunningServer, phone: string) {
     const idleRoundBytes = idleWire.bytes() / Math.max(1, idleRounds)
     const idleRoundBodies = idleWire.bodies() / Math.max(1, idleRounds)
     const idleRoundUp = idleWire.up() / Math.max(1, idleRounds)
-    // A round on the sales screen: its window's bytes by the rounds seen in it, or, when none was seen
-    // (Chromium reports no data for an 8-byte chunk over HTTP/1.1; the window may also hold the browser's
-    // own check of the service worker: sw.js, push-sw.js and workbox 304s, seen in the server's log), the
-    // idle window's.
-    const screenRoundBytes = screenRounds > 0 ? screenBytes / screenRounds : idleRoundBytes
+    // A round on the sales screen: the idle window's (Chromium reports no data for a comment's 8-byte
+    // chunk over HTTP/1.1, so rounds are not counted by the pieces seen; a window apart for them also held,
+    // over HTTP/1.1, the browser's own check of the service worker: sw.js, push-sw.js and workbox 304s).
+    const screenRoundBytes = idleRoundBytes
     // The refresh window less its renewed round and, with a worker, the update check that showing the tab
     // again makes (src/pwa/update-prompt.tsx; the hour counts one apart): a token's real end shows no tab.
     const refreshBytes = Math.max(
@@ -349,22 +339,14 @@ export async function benchLiveApp(server: RunningServer, phone: string) {
         (streamed ? (updateBytes ?? 0) : 0),
     )
 
-    // The overview of the 3 stores (decision 110: one held overview call for all of them): an idle
-    // round measured, then the hour's sales of all 3.
+    // The overview of the 3 stores (decision 110: one held overview call for all of them): the hour's
+    // sales of all 3 (its rounds and the clock's own events: bench/overview-hour.ts).
     const overviewOpenWire = await wire(page, proxy)
     await page.goto('/stores')
     await page.getByTestId('total-today').waitFor()
-    // The held call (or stream) opened and its first answer in, before the idle round is measured.
+    // The held call (or stream) opened and its first answer in, before the sales.
     await page.waitForTimeout(3000)
     const overviewOpenBytes = overviewOpenWire.bytes()
-    const overviewIdleWire = await wire(page, proxy)
-    const overviewIdleStart = Date.now()
-    const overviewIdleRecords = proxy.record()
-    await page.waitForTimeout((held + 3) * 1000)
-    const overviewIdleLine = recordsLine(overviewIdleRecords.splice(0), overviewIdleStart)
-    const overviewIdleRounds = streamed ? overviewIdleWire.pieces() : overviewIdleWire.overviewCalls()
-    const overviewRoundBytes = overviewIdleWire.bytes() / Math.max(1, overviewIdleRounds)
-    const overviewRoundBodies = overviewIdleWire.bodies() / Math.max(1, overviewIdleRounds)
     const overviewWire = await wire(page, proxy)
     const overviewSales = perDay.map(busiestHour)
     for (const [store, count] of overviewSales.entries()) {
@@ -384,14 +366,10 @@ export async function benchLiveApp(server: RunningServer, phone: string) {
     const overviewBytes = overviewWire.bytes()
     const roundsPerHour = heldToTheEnd(sales)
     const refreshesPerHour = 3600 / accessTokenSeconds
-    // One held call for the 3 stores (decision 110): any store's sale answers it.
-    const overviewRounds = heldToTheEnd(overviewSales.reduce((sum, n) => sum + n, 0))
     return {
       /** Records on the wire in the idle window (about one round and a bit), and in the last sale's round. */
       idleLine,
       saleLine,
-      screenLine,
-      screenRounds,
       screenRoundBytes: Math.round(screenRoundBytes),
       refreshLine,
       refreshBytes: Math.round(refreshBytes),
@@ -402,7 +380,6 @@ export async function benchLiveApp(server: RunningServer, phone: string) {
         salesBytes + roundsPerHour * screenRoundBytes + refreshesPerHour * refreshBytes + (updateBytes ?? 0),
       ),
       roundsPerHour,
-      overviewRounds,
       /** How the browser spoke to the server for the changes calls (h2 or http/1.1), as Chromium reports it. */
       protocol,
       streamed,
@@ -419,16 +396,10 @@ export async function benchLiveApp(server: RunningServer, phone: string) {
       idleRoundBodyBytes: Math.round(idleRoundBodies),
       /** The same hour's response bodies alone, as Chromium received them (no headers, no framing). */
       salesScreenBodyBytesPerHour: Math.round(salesBodies + roundsPerHour * idleRoundBodies),
-      overviewBodyBytesPerHour: Math.round(overviewWire.bodies() + overviewRounds * overviewRoundBodies),
       overviewSales: overviewSales.reduce((a, b) => a + b, 0),
-      overviewBytesPerHour: Math.round(overviewBytes + overviewRounds * overviewRoundBytes),
       overviewSalesBytes: overviewBytes,
       /** The bodies of those sales' events, as Chromium received them. */
       overviewSalesBodies: overviewWire.bodies(),
-      overviewIdleLine,
-      /** One idle round of the overview's one held call, and the rounds measured. */
-      overviewRoundBytes: Math.round(overviewRoundBytes),
-      overviewIdleRounds,
       /** Opening the overview (the app's own calls: its answer and the first held call), the chunk aside. */
       overviewOpenBytes,
     }
@@ -534,11 +505,11 @@ function overviewHourRow(
   ]
 }
 
-/** The rows of the bytes figures against the targets; the overview's whole hour with `hour`. */
+/** The rows of the bytes figures against the targets; the overview's whole hour from `hour`'s counts. */
 export function liveBytesRows(
   mode: string,
   app: Awaited<ReturnType<typeof benchLiveApp>>,
-  hour?: OverviewHour,
+  hour: OverviewHour,
 ): [string, string, string][] {
   return [
     [
@@ -548,16 +519,10 @@ export function liveBytesRows(
     ],
     [
       `live, ${mode} (${app.protocol}): the sales screen's hour, all of it: ${app.sales} sales, ${app.roundsPerHour} held calls renewed, ${app.refreshesPerHour} token refreshes, one service worker update check`,
-      `${kB(app.salesScreenHourBytes)} = sales ${kB(app.salesScreenSalesBytes)} + ${app.roundsPerHour} x ${app.screenRoundBytes} B (${app.screenRounds ? `measured on the sales screen, ${app.screenRounds} rounds` : "the idle window's: no round seen in the sales screen's window"}) + ${app.refreshesPerHour} x ${app.refreshBytes} B + update check ${app.updateBytes === null ? 'n/a (no worker)' : `${app.updateBytes} B`}\n    round: ${app.screenLine}\n    refresh window (a 401, the refresh, the call again, a round): ${app.refreshLine}`,
+      `${kB(app.salesScreenHourBytes)} = sales ${kB(app.salesScreenSalesBytes)} + ${app.roundsPerHour} x ${app.screenRoundBytes} B (the idle window's round) + ${app.refreshesPerHour} x ${app.refreshBytes} B + update check ${app.updateBytes === null ? 'n/a (no worker)' : `${app.updateBytes} B`}\n    refresh window (a 401, the refresh, the call again, a round): ${app.refreshLine}`,
       `target <= ${kB(targets.salesScreen)}: ${app.salesScreenHourBytes <= targets.salesScreen ? 'met' : 'missed'}`,
     ],
-    hour
-      ? overviewHourRow(mode, app, hour)
-      : [
-          `live, ${mode} (${app.protocol}): bytes on the wire an hour, overview of 3 stores, its sales and idle rounds only (the clock's own events: bench/overview-hour.ts)`,
-          `${kB(app.overviewBytesPerHour)} (${app.overviewSales} sales ${kB(app.overviewSalesBytes)}, plus ${app.overviewRounds} rounds of its one held overview call, ${app.overviewRoundBytes} B each, from ${app.overviewIdleRounds} measured); bodies alone ${kB(app.overviewBodyBytesPerHour)}\n    idle window: ${app.overviewIdleLine}`,
-          'no target: not the whole hour',
-        ],
+    overviewHourRow(mode, app, hour),
   ]
 }
 
