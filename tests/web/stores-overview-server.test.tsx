@@ -81,6 +81,29 @@ function shown() {
 
 const never = () => new Promise<Response>(() => {})
 
+/**
+ * Our server's overview: every store at rev 7, then, asked after 7, a stream that opens with a comment
+ * and sends what the test pushes; asked after anything else, held for ever.
+ */
+function streamingOverview() {
+  const encoder = new TextEncoder()
+  const pushed: { push?: (event: unknown) => void } = {}
+  const server = fakeServer({
+    'GET /api/v0/stores/overview': (call) => {
+      if (!call.search.has('after')) return json(200, serverAnswer(7))
+      if (call.search.get('after') !== '7') return never()
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(encoder.encode(':\n\n'))
+          pushed.push = (event) => controller.enqueue(encoder.encode(`data: ${JSON.stringify(event)}\n\n`))
+        },
+      })
+      return new Response(body, { headers: { 'content-type': 'text/event-stream' } })
+    },
+  })
+  return { server, pushed }
+}
+
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['Date'], now })
   vi.spyOn(console, 'error').mockImplementation(() => {})
@@ -180,23 +203,9 @@ describe('the stores overview, from the server or from the years', () => {
   })
 
   it('takes a stream of changed stores into the rows it shows: the screen an answer of every store gives', async () => {
-    const encoder = new TextEncoder()
-    let push: ((event: unknown) => void) | undefined
-    const server = fakeServer({
-      'GET /api/v0/stores/overview': (call) => {
-        if (!call.search.has('after')) return json(200, serverAnswer(7))
-        if (call.search.get('after') !== '7') return never()
-        const body = new ReadableStream<Uint8Array>({
-          start(controller) {
-            controller.enqueue(encoder.encode(':\n\n'))
-            push = (event) => controller.enqueue(encoder.encode(`data: ${JSON.stringify(event)}\n\n`))
-          },
-        })
-        return new Response(body, { headers: { 'content-type': 'text/event-stream' } })
-      },
-    })
+    const { server, pushed } = streamingOverview()
     startAt('/stores')
-    await vi.waitFor(() => expect(push).toBeDefined())
+    await vi.waitFor(() => expect(pushed.push).toBeDefined())
     const [held] = server.calls.filter((call) => call.search.has('after'))
     expect(held?.search.get('stores')).toBe('changed')
     expect(held?.accept).toBe('text/event-stream')
@@ -209,7 +218,7 @@ describe('the stores overview, from the server or from the years', () => {
       lastSaleAt: '2026-03-15T05:19:00.000Z',
     }
     // Only the third store, on the overview of rev 7: the first two rows stay as they were.
-    push?.({ at: now.toISOString(), rev: 8, after: 7, stores: [third] })
+    pushed.push?.({ at: now.toISOString(), rev: 8, after: 7, stores: [third] })
     await vi.waitFor(() =>
       expect(within(screen.getByTestId('store-row-3')).getByTestId('store-today')).toHaveTextContent(
         '4,500원',
@@ -255,28 +264,14 @@ describe('the stores overview, from the server or from the years', () => {
   })
 
   it('keeps its stream when an event brings the figures it already keeps (another tab shared them first)', async () => {
-    const encoder = new TextEncoder()
-    let push: ((event: unknown) => void) | undefined
-    const server = fakeServer({
-      'GET /api/v0/stores/overview': (call) => {
-        if (!call.search.has('after')) return json(200, serverAnswer(7))
-        if (call.search.get('after') !== '7') return never()
-        const body = new ReadableStream<Uint8Array>({
-          start(controller) {
-            controller.enqueue(encoder.encode(':\n\n'))
-            push = (event) => controller.enqueue(encoder.encode(`data: ${JSON.stringify(event)}\n\n`))
-          },
-        })
-        return new Response(body, { headers: { 'content-type': 'text/event-stream' } })
-      },
-    })
+    const { server, pushed } = streamingOverview()
     startAt('/stores')
-    await vi.waitFor(() => expect(push).toBeDefined())
+    await vi.waitFor(() => expect(pushed.push).toBeDefined())
     const moved = serverAnswer(8)
     const third = { ...(moved.stores[2] as (typeof moved.stores)[number]), today: { sum: 4500, count: 1 } }
     // On another rev than the kept one, but bringing the kept rev: nothing to take, the stream goes on.
-    push?.({ at: now.toISOString(), rev: 7, after: 5, stores: [moved.stores[0]] })
-    push?.({ at: now.toISOString(), rev: 8, after: 7, stores: [third] })
+    pushed.push?.({ at: now.toISOString(), rev: 7, after: 5, stores: [moved.stores[0]] })
+    pushed.push?.({ at: now.toISOString(), rev: 8, after: 7, stores: [third] })
     await vi.waitFor(() =>
       expect(within(screen.getByTestId('store-row-3')).getByTestId('store-today')).toHaveTextContent(
         '4,500원',
