@@ -62,7 +62,8 @@ function keepChoices(marks: string[]) {
   try {
     localStorage.setItem(alertChoicesKey, JSON.stringify(marks.slice(-choicesKept)))
   } catch {
-    // Storage full or denied: the choice holds for this run; the next start asks the user again.
+    // Storage full or denied: not remembered; the user's subscription lasts until it is dropped, then
+    // they press `알림 받기` again.
   }
 }
 const rememberChoice = (mark: string) =>
