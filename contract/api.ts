@@ -242,6 +242,10 @@ export const PushKeyAnswer = Type.Object({
   key: Type.String({
     description: "The server's VAPID public key (base64url, 65 bytes): the browser's applicationServerKey.",
   }),
+  mark: Type.String({
+    description:
+      "The caller's mark (base64url): the same for a user every time, another for every other user, and telling nothing of whose it is. The app keeps it on the browser where the user chose alerts, to send the subscription again only for them.",
+  }),
 })
 export type PushKeyAnswer = Static<typeof PushKeyAnswer>
 

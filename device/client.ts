@@ -2,10 +2,18 @@
 // taken into the durable queue (queue.ts) and sent oldest first in batches, each with an
 // Idempotency-Key kept on disk with its exact body; a failed attempt is tried again after a backoff with
 // jitter (network errors, timeouts, 409, 429 with its Retry-After, 5xx), any other 4xx stops the device
-// and is reported. A sale leaves the queue only after a 2xx. Every minute it tells the server how many
+// and is reported. A sale leaves the queue only after a 2xx whose answer accounts for every sale sent
+// (stored, already there, or rejected). Every minute it tells the server how many
 // sales it still holds (heartbeat). Killed at any point and started again it loses nothing and sends
 // nothing twice under another key; resending the same batch is safe (the server answers it again).
-import { backoffMs, DeviceApi, type Fetch } from './http.ts'
+import {
+  accountsFor,
+  backoffMs,
+  DeviceApi,
+  type Fetch,
+  isPlainHttpElsewhere,
+  plainHttpWarning,
+} from './http.ts'
 import { type Identity, readIdentity, writeIdentity } from './identity.ts'
 import { batchBody, DurableQueue, MAX_BATCH_BYTES, MAX_BATCH_SALES, type Sale } from './queue.ts'
 
@@ -26,12 +34,16 @@ export interface DeviceOptions {
   batchSales?: number
   /** The journal is compacted once it is this long (1 MiB by default). */
   compactBytes?: number
+  /** Pair over plain http with another machine (refused otherwise: `isPlainHttpElsewhere`). */
+  allowHttp?: boolean
 }
 
 export class PairingError extends Error {}
 
 /** Pairs with a code shown on the owner's devices screen and keeps the key owner-only in `dir`. */
 export async function pair(dir: string, server: string, code: string, options: DeviceOptions = {}) {
+  if (isPlainHttpElsewhere(server) && !options.allowHttp)
+    throw new PairingError(`pairing refused: ${plainHttpWarning(server)}`)
   const api = new DeviceApi(server, options)
   const outcome = await api.pair(code.trim())
   if (outcome.kind === 'retry') throw new PairingError(`could not reach ${server}: ${outcome.reason}`)
@@ -171,7 +183,15 @@ export class Device {
         batchBody(batch, now().toISOString()),
       )
       if (this.stopped && outcome.kind !== 'ok') break
-      if (outcome.kind === 'ok') {
+      if (outcome.kind === 'ok' && !accountsFor(batch.ids, outcome.value)) {
+        // Not every sale sent is stored, a duplicate or rejected: no acknowledgement, the batch stays.
+        const { accepted, duplicates, rejected } = outcome.value
+        const wait = backoffMs(attempt++, retry)
+        this.log(
+          `the answer accounts for ${accepted} new, ${duplicates} already there and ${rejected.length} rejected of ${batch.ids.length} sale(s) sent; trying again in ${Math.round(wait)} ms`,
+        )
+        await this.pause(wait, false)
+      } else if (outcome.kind === 'ok') {
         const { accepted, duplicates, rejected } = outcome.value
         this.queue.ack(batch.key, rejected)
         attempt = 0

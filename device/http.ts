@@ -1,5 +1,6 @@
 // The device's three calls (docs/operations.md, "Devices"), and what each answer means for it: done,
-// try again later (network errors, timeouts, 409, 429 and 5xx), or stop and tell someone (any other 4xx).
+// try again later (network errors, timeouts, 409, 429 and 5xx, and a 2xx that is not the call's answer),
+// or stop and tell someone (any other 4xx).
 import type { Rejected } from './queue.ts'
 
 export interface SalesAnswer {
@@ -42,6 +43,75 @@ async function messageOf(response: Response): Promise<string> {
   }
   return text.slice(0, 200) || response.statusText
 }
+
+const count = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null
+
+/** A 2xx's body read as the sales call's answer; throws when it is not one (a proxy's page, say). */
+async function readSalesAnswer(response: Response): Promise<SalesAnswer> {
+  const body: unknown = await response.json()
+  if (
+    !isObject(body) ||
+    !count(body.accepted) ||
+    !count(body.duplicates) ||
+    !Array.isArray(body.rejected) ||
+    !body.rejected.every(
+      (entry) => isObject(entry) && typeof entry.id === 'string' && typeof entry.message === 'string',
+    )
+  )
+    throw new Error('not a sales answer')
+  return body as unknown as SalesAnswer
+}
+
+/**
+ * Whether an answer accounts for every sale of the batch sent (`ids`): each stored, a duplicate, or
+ * rejected by its id, once. Anything else is no acknowledgement: the device keeps the batch and sends
+ * it again under the same key.
+ */
+export function accountsFor(ids: readonly string[], answer: SalesAnswer): boolean {
+  const sent = new Set(ids)
+  const rejected = new Set(answer.rejected.map((entry) => entry.id))
+  return (
+    answer.accepted + answer.duplicates + answer.rejected.length === ids.length &&
+    rejected.size === answer.rejected.length &&
+    [...rejected].every((id) => sent.has(id))
+  )
+}
+
+/** A 2xx's body read as pairing's answer; throws when it is not one. */
+async function readPairAnswer(response: Response): Promise<PairAnswer> {
+  const body: unknown = await response.json()
+  if (
+    !isObject(body) ||
+    !Number.isSafeInteger(body.deviceId) ||
+    !Number.isSafeInteger(body.storeId) ||
+    typeof body.key !== 'string' ||
+    body.key.length === 0
+  )
+    throw new Error('not a pairing answer')
+  return body as unknown as PairAnswer
+}
+
+/**
+ * Whether calls to `server` would carry the pairing code and the device's key readable by anyone on the
+ * way: plain http to another machine (this machine's own addresses never leave it).
+ */
+export function isPlainHttpElsewhere(server: string): boolean {
+  const url = new URL(server)
+  if (url.protocol !== 'http:') return false
+  const host = url.hostname.replace(/^\[|\]$/g, '')
+  return !(
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    host === '::1' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
+  )
+}
+
+/** What the device says of such an address: refused without `--allow-http`, a warning with it. */
+export const plainHttpWarning = (server: string) =>
+  `${server} is plain http to another machine: the pairing code and the device's key travel readable by anyone on the network, who could then post sales as this device. Use https; --allow-http goes ahead anyway`
 
 const retryable = (status: number) => status === 409 || status === 429 || status >= 500
 
@@ -90,16 +160,14 @@ export class DeviceApi {
   }
 
   pair(code: string) {
-    return this.call('/device/pair', { body: JSON.stringify({ code }) }, async (response) => {
-      return (await response.json()) as PairAnswer
-    })
+    return this.call('/device/pair', { body: JSON.stringify({ code }) }, readPairAnswer)
   }
 
   sendSales(key: string, idempotencyKey: string, body: string) {
     return this.call(
       '/device/sales',
       { body, headers: { authorization: `Bearer ${key}`, 'idempotency-key': idempotencyKey } },
-      async (response) => (await response.json()) as SalesAnswer,
+      readSalesAnswer,
     )
   }
 

@@ -2,6 +2,9 @@
 //
 //   pair <code> [--server URL] [--dir DIR]   pair with a code from the owner's devices screen
 //   run [--dir DIR] [options]                deliver sales read from standard input (and --simulate's)
+//
+// Plain http to another machine is refused (pair and run) unless --allow-http says so, then warned
+// about: the pairing code and the device's key would travel readable (docs/product.md decision 168).
 //   status [--dir DIR]                       the pairing and what the queue holds
 //
 // `run` prints `taken <id>` on standard output for each sale once it is on disk (synced), and what it
@@ -9,21 +12,23 @@
 import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
 import { Device, PairingError, pair } from './client.ts'
+import { isPlainHttpElsewhere, plainHttpWarning } from './http.ts'
 import { readIdentity } from './identity.ts'
 import { parseSaleLine } from './input.ts'
 import type { Sale } from './queue.ts'
 import { simulate } from './simulate.ts'
 
 const usage = `usage:
-  npm run device -- pair <code> [--server URL] [--dir DIR]
-  npm run device -- run [--dir DIR] [--server URL] [--simulate [--per-day N] [--silent FROM-TO] [--speed N]]
+  npm run device -- pair <code> [--server URL] [--dir DIR] [--allow-http]
+  npm run device -- run [--dir DIR] [--server URL] [--allow-http] [--simulate [--per-day N] [--silent FROM-TO] [--speed N]]
                         [--exit-when-empty] [--heartbeat-s N] [--timeout-s N] [--retry-base-ms N] [--retry-max-ms N]
                         [--batch N (most sales a batch, ≤ 500)] [--compact-kb N]
   npm run device -- status [--dir DIR]
 
 Standard input: one sale a line, {"id":"…","createdAt":"2026-11-25T09:15:00+09:00","amount":4000} or a
 bare amount (4000; -4000 is a refund); a missing id is a new UUID, a missing time is now.
---dir defaults to $DEVICE_DIR or ./device-data; --server to $DEVICE_SERVER or http://localhost:3000.`
+--dir defaults to $DEVICE_DIR or ./device-data; --server to $DEVICE_SERVER or http://localhost:3000.
+--allow-http: talk to plain http on another machine (its key then travels readable); refused otherwise.`
 
 const stamp = () => new Date().toISOString()
 const report = (line: string) => process.stderr.write(`${stamp()} ${line}\n`)
@@ -55,6 +60,7 @@ async function main(argv: string[]) {
       'retry-max-ms': { type: 'string' },
       batch: { type: 'string' },
       'compact-kb': { type: 'string' },
+      'allow-http': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -70,7 +76,10 @@ async function main(argv: string[]) {
     const [code] = rest
     if (!code) throw new UsageError('pair needs the code shown on the devices screen')
     if (readIdentity(dir)) throw new UsageError(`${dir} already holds a paired device; use another --dir`)
-    const identity = await pair(dir, server ?? 'http://localhost:3000', code)
+    const address = server ?? 'http://localhost:3000'
+    const allowHttp = values['allow-http'] === true
+    if (allowHttp && isPlainHttpElsewhere(address)) report(`warning: ${plainHttpWarning(address)}`)
+    const identity = await pair(dir, address, code, { allowHttp })
     console.log(
       `paired: device ${identity.deviceId} of store ${identity.storeId}; key kept in ${dir}/device.json`,
     )
@@ -93,6 +102,11 @@ async function main(argv: string[]) {
   }
 
   if (command !== 'run') throw new UsageError(`unknown command ${command}`)
+  const address = server ?? readIdentity(dir)?.server
+  if (address && isPlainHttpElsewhere(address)) {
+    if (values['allow-http'] !== true) throw new PairingError(`not running: ${plainHttpWarning(address)}`)
+    report(`warning: ${plainHttpWarning(address)}`)
+  }
   const device = new Device(dir, {
     ...(server ? { server } : {}),
     log: report,

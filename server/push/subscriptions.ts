@@ -1,12 +1,30 @@
-// A browser's push subscription, kept for the sign-in that sent it (docs/product.md decisions 91, 146):
-// PUT stores it (one row per endpoint: a browser that sends it again under another sign-in moves it
-// there, so a shared device only ever receives the alerts of whoever is signed in on it; one per sign-in,
-// ten a user); DELETE removes the caller's own; ending the sign-in removes it (the database's trigger,
+// A browser's push subscription, kept for the sign-in that sent it (docs/product.md decisions 91, 146,
+// 169): PUT stores it (one row per endpoint: a browser that sends it again under another sign-in moves
+// it there, so a shared device only ever receives the alerts of whoever is signed in on it; under
+// another user's sign-in only with the same keys, which only that browser holds; one per sign-in, ten a
+// user); DELETE removes the caller's own; ending the sign-in removes it (the database's trigger,
 // migration 0008).
+import { createHmac } from 'node:crypto'
 import { and, eq, ne, sql } from 'drizzle-orm'
 import type { PushSubscriptionRequest } from '../../contract/api.ts'
 import type { Db } from '../db/client.ts'
 import { pushSubscriptions } from '../db/schema.ts'
+import type { VapidKeys } from './transport.ts'
+
+/**
+ * The user's mark (GET /push/key, docs/product.md decision 167): the app keeps it on a browser where the
+ * user chose alerts, and sends the subscription again at start only for a user whose mark it keeps. An
+ * HMAC of the user's id under the server's private VAPID key: the same on every instance, and nobody
+ * reading a browser's storage can tell whose it is. New VAPID keys give new marks (the users then press
+ * `알림 받기` again on their browsers).
+ */
+export function alertChoiceMark(keys: VapidKeys, userId: number): string {
+  return createHmac('sha256', `alert-choice:${keys.privateKey}`)
+    .update(String(userId))
+    .digest()
+    .subarray(0, 16)
+    .toString('base64url')
+}
 
 /** The subscriptions a user keeps at most: one per sign-in, and this many in all (the oldest go). */
 export const subscriptionsPerUser = 10
@@ -18,6 +36,11 @@ export const subscriptionsPerUser = 10
  * test notification) into thousands of sends. Sent again with the same keys, as the app does on every
  * start, the subscription keeps the backoff its push service asked for. One user at a time (a
  * transaction-scoped advisory lock), on any instance.
+ *
+ * An endpoint another user's sign-in holds moves only with its keys (p256dh and auth, which the browser
+ * made and only it and this server know): the same browser after another sign-in. Sent with other keys
+ * (someone replaying an endpoint they saw) it stays as it is, in the same statement whatever runs
+ * beside it, and the caller is answered as for any subscription kept, learning nothing from the answer.
  */
 export async function saveSubscription(
   db: Db,
@@ -62,6 +85,7 @@ export async function saveSubscription(
           retryAt: sql`case when ${sameKeys} then ${pushSubscriptions.retryAt} end`,
           failures: sql`case when ${sameKeys} then ${pushSubscriptions.failures} else 0 end`,
         },
+        setWhere: sql`${pushSubscriptions.userId} = excluded.user_id or (${sameKeys})`,
       })
     await tx.execute(
       sql`delete from push_subscriptions where user_id = ${owner.userId} and endpoint not in (

@@ -17,7 +17,7 @@ import { ApiError, messages } from '../errors.ts'
 import { alertsOf } from '../push/alerts.ts'
 import { isAllowedEndpoint, isKeyOfLength, isP256Point } from '../push/endpoints.ts'
 import { changeSettings, settingsOf } from '../push/settings.ts'
-import { removeSubscription, saveSubscription } from '../push/subscriptions.ts'
+import { alertChoiceMark, removeSubscription, saveSubscription } from '../push/subscriptions.ts'
 import { freeAts, recordEvents, secondsUntil } from '../sign-in/rate-limits.ts'
 
 /** The test notification: what it says, and how long a push service may keep it for an offline device. */
@@ -33,11 +33,15 @@ export const pushRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/push/key',
     {
       schema: {
-        summary: "The server's VAPID public key, for the browser's pushManager.subscribe()",
+        summary:
+          "The server's VAPID public key, for the browser's pushManager.subscribe(), and the caller's mark",
         response: { 200: PushKeyAnswer },
       },
     },
-    async () => ({ key: (await app.push.keys()).publicKey }),
+    async (request) => {
+      const keys = await app.push.keys()
+      return { key: keys.publicKey, mark: alertChoiceMark(keys, request.userId) }
+    },
   )
 
   app.put(

@@ -17,8 +17,9 @@ export const Route = createFileRoute('/_authed')({
 
 /**
  * Sends this browser's push subscription to the server again while the permission is granted, once a
- * signed-in screen shows (every start, and after each sign-in): browsers drop subscriptions silently,
- * and the server forgets one when its sign-in ends. Its code loads only then, apart from the screens.
+ * signed-in screen shows (every start, and after each sign-in), for a user who chose alerts on this
+ * browser (push-subscription.ts): browsers drop subscriptions silently, and the server forgets one when
+ * its sign-in ends. Its code loads only then, apart from the screens.
  */
 function useResendPushSubscription() {
   useEffect(() => {

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -143,6 +144,89 @@ describe('the device', () => {
   })
 })
 
+describe('an acknowledgement', () => {
+  const answer = (body: unknown) => () => json(200, body)
+  test.each([
+    ['an answer of another shape', answer({ ok: true })],
+    ['a page, not the answer', () => new Response('<html>로그인</html>', { status: 200 })],
+    ['an empty 204', () => new Response(null, { status: 204 })],
+    ['counts that leave a sale out', answer({ accepted: 1, duplicates: 0, rejected: [], serverTime: '' })],
+    [
+      'counts of more sales than were sent',
+      answer({ accepted: 2, duplicates: 1, rejected: [], serverTime: '' }),
+    ],
+    [
+      'a rejection of a sale not sent',
+      answer({ accepted: 1, duplicates: 0, rejected: [{ id: 's9', message: '오류' }], serverTime: '' }),
+    ],
+    [
+      'one sale rejected twice',
+      answer({
+        accepted: 0,
+        duplicates: 0,
+        rejected: [
+          { id: 's1', message: '오류' },
+          { id: 's1', message: '오류' },
+        ],
+        serverTime: '',
+      }),
+    ],
+    [
+      'counts that are not whole numbers',
+      answer({ accepted: 1.5, duplicates: 0.5, rejected: [], serverTime: '' }),
+    ],
+  ])(
+    '%s is none: the batch stays and is sent again with the same key until every sale is accounted for',
+    async (_, bad) => {
+      let bads = 2
+      const { device, calls } = deviceWith(({ url }) => {
+        if (url.endsWith('/heartbeat')) return new Response(null, { status: 204 })
+        return bads-- > 0
+          ? bad()
+          : json(200, {
+              accepted: 1,
+              duplicates: 0,
+              rejected: [{ id: 's2', message: '금액은 정수여야 합니다.' }],
+              serverTime: '',
+            })
+      })
+      device.take([sale(1), sale(2)])
+      const running = device.start()
+      await device.idle()
+      device.stop()
+      expect(await running).toEqual({})
+      const sent = salesCalls(calls)
+      expect(sent).toHaveLength(3)
+      const keys = sent.map((call) => (call.init.headers as Record<string, string>)['idempotency-key'])
+      expect(new Set(keys).size).toBe(1)
+      expect(device.queue.length).toBe(0)
+      device.close()
+    },
+  )
+
+  test('a duplicate counts as accounted for: stored by an earlier attempt', async () => {
+    const { device, calls } = deviceWith(({ url }) =>
+      url.endsWith('/heartbeat')
+        ? new Response(null, { status: 204 })
+        : json(200, { accepted: 0, duplicates: 2, rejected: [], serverTime: '' }),
+    )
+    device.take([sale(1), sale(2)])
+    void device.start()
+    await device.idle()
+    device.stop()
+    expect(salesCalls(calls)).toHaveLength(1)
+    expect(device.queue.length).toBe(0)
+    device.close()
+  })
+
+  test('pairing answered with anything but a device, a store and a key pairs nothing', async () => {
+    const dir = freshDir()
+    const fetch: Fetch = async () => json(200, { deviceId: 1, storeId: 2 })
+    await expect(pair(dir, 'http://localhost:3000', 'ABCD-1234', { fetch })).rejects.toThrow(PairingError)
+    expect(readIdentity(dir)).toBeUndefined()
+  })
+})
+
 describe('backoff', () => {
   test('grows exponentially with jitter up to the cap, and never undercuts Retry-After', () => {
     const limits = { baseMs: 1000, maxMs: 60_000 }
@@ -204,4 +288,70 @@ describe('pairing and delivery over HTTP', () => {
       await server.close()
     }
   })
+})
+
+describe('plain http to another machine', () => {
+  const answered = () => {
+    const calls: string[] = []
+    const fetch: Fetch = async (url) => {
+      calls.push(url)
+      return json(200, { deviceId: 1, storeId: 2, key: 'k' })
+    }
+    return { calls, fetch }
+  }
+
+  test.each(['http://192.168.0.10:3000', 'http://sales.example.com', 'http://10.0.0.5'])(
+    'pairing with %s is refused before anything is sent (the code and the key would travel readable)',
+    async (server) => {
+      const { calls, fetch } = answered()
+      const dir = freshDir()
+      await expect(pair(dir, server, 'ABCD-1234', { fetch })).rejects.toThrow(/--allow-http/)
+      expect(calls).toEqual([])
+      expect(readIdentity(dir)).toBeUndefined()
+    },
+  )
+
+  test('is allowed when asked for (--allow-http), and https or this machine always', async () => {
+    for (const [server, allowHttp] of [
+      ['http://192.168.0.10:3000', true],
+      ['https://sales.example.com', false],
+      ['http://localhost:3000', false],
+      ['http://127.0.0.1:3000', false],
+      ['http://[::1]:3000', false],
+    ] as const) {
+      const { calls, fetch } = answered()
+      await pair(freshDir(), server, 'ABCD-1234', { fetch, allowHttp })
+      expect(calls).toHaveLength(1)
+    }
+  })
+
+  test('running against it is refused too unless asked for, and warned about when it is', async () => {
+    const dir = freshDir()
+    writeIdentity(dir, {
+      server: 'http://10.0.0.5:3000',
+      deviceId: 7,
+      storeId: 2,
+      key: 'k',
+      pairedAt: 'then',
+    })
+    const run = (...flags: string[]) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(
+          process.execPath,
+          ['--import', 'tsx', 'device/main.ts', 'run', '--dir', dir, '--exit-when-empty', ...flags],
+          { stdio: ['ignore', 'pipe', 'pipe'] },
+        )
+        let stderr = ''
+        child.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString()
+        })
+        child.on('close', (code) => resolve({ code, stderr }))
+      })
+    const refused = await run()
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/http:\/\/10\.0\.0\.5:3000.*--allow-http/s)
+    const allowed = await run('--allow-http', '--heartbeat-s', '3600', '--timeout-s', '0.2')
+    expect(allowed.code).toBe(0)
+    expect(allowed.stderr).toMatch(/warning: .*readable/i)
+  }, 30_000)
 })

@@ -74,6 +74,8 @@ const subscriptionCount = async (app: TestApp) =>
       }
     ).rows[0]?.n,
   )
+const put = (access: string, payload: object) =>
+  call({ method: 'PUT', url: '/api/v0/push/subscription', headers: bearer(access), payload })
 async function subscribe(access: string, endpoint: string) {
   const subscription = browserSubscription(endpoint)
   const response = await call({
@@ -111,6 +113,20 @@ describe('the push key', () => {
         headers: bearer(other.access),
       })
       expect(answer.json().key).toBe(key)
+      // Each user's mark: the same on every instance, another for every other user, and no id in it.
+      const again = await call({ method: 'GET', url: '/api/v0/push/key', headers: bearer(tokens.access) })
+      const ownerMark = again.json().mark as string
+      const staffMark = answer.json().mark as string
+      expect(first.json().mark).toBe(ownerMark)
+      const staffHere = await signIn(app, sms, staff)
+      const staffAgain = await call({
+        method: 'GET',
+        url: '/api/v0/push/key',
+        headers: bearer(staffHere.access),
+      })
+      expect(staffAgain.json().mark).toBe(staffMark)
+      expect(ownerMark).not.toBe(staffMark)
+      expect(Buffer.from(ownerMark, 'base64url')).toHaveLength(16)
     } finally {
       await second.close()
     }
@@ -132,7 +148,7 @@ describe('the push key', () => {
         url: '/api/v0/push/key',
         headers: bearer(tokens.access),
       })
-      expect(answer.json()).toEqual({ key: publicKey })
+      expect(answer.json()).toEqual({ key: publicKey, mark: expect.any(String) })
     } finally {
       await app.close()
     }
@@ -160,15 +176,53 @@ describe('subscriptions', () => {
     expect(request).toMatchObject({ ttlSeconds: 600, urgency: 'normal' })
   })
 
-  it('the same endpoint sent under another sign-in moves there: a shared device gets only its user’s alerts', async () => {
+  it('the same browser’s subscription sent under another sign-in moves there: a shared device gets only its user’s alerts', async () => {
     const { app } = current
     const first = await signIn(app, sms, owner)
-    await subscribe(first.access, fcm('shared'))
+    const browser = await subscribe(first.access, fcm('shared'))
     const next = await signIn(app, sms, staff)
-    await subscribe(next.access, fcm('shared'))
+    await put(next.access, browser.json)
     expect(await subscriptionCount(app)).toBe(1)
     expect((await sendTest(first.access)).json()).toEqual({ subscriptions: 0 })
     expect((await sendTest(next.access)).json()).toEqual({ subscriptions: 1 })
+  })
+
+  it('another user’s endpoint sent with other keys stays theirs, and the answer is the same 204', async () => {
+    const { app } = current
+    const victim = await signIn(app, sms, owner)
+    const browser = await subscribe(victim.access, fcm('victim'))
+    const attacker = await signIn(app, sms, stranger)
+    // The endpoint replayed without the browser's keys, with keys of the caller's own making.
+    const replayed = await put(attacker.access, browserSubscription(fcm('victim')).json)
+    const fresh = await put(attacker.access, browserSubscription(fcm('never-seen')).json)
+    expect([replayed.statusCode, replayed.body]).toEqual([fresh.statusCode, fresh.body])
+    await put(attacker.access, { ...browser.json, keys: { ...browser.json.keys, auth: 'A'.repeat(22) } })
+    const rows = (await app.db.execute(
+      sql`select u.phone, s.p256dh, s.auth from push_subscriptions s join users u on u.id = s.user_id where s.endpoint = ${fcm('victim')}`,
+    )) as unknown as { rows: { phone: string; p256dh: string; auth: string }[] }
+    expect(rows.rows).toEqual([{ phone: owner, ...browser.json.keys }])
+    fake.clear()
+    expect((await sendTest(victim.access)).json()).toEqual({ subscriptions: 1 })
+    expect(fake.sent.map((request) => request.endpoint)).toEqual([fcm('victim')])
+  })
+
+  it('replayed under other keys while the browser sends it again, at the same time: the browser’s user keeps it', async () => {
+    const { app } = current
+    const victim = await signIn(app, sms, owner)
+    const browser = await subscribe(victim.access, fcm('raced'))
+    const attackers = await Promise.all([signIn(app, sms, staff), signIn(app, sms, stranger)])
+    const answers = await Promise.all([
+      ...Array.from({ length: 6 }, (_, n) =>
+        put(attackers[n % 2]?.access ?? '', browserSubscription(fcm('raced')).json),
+      ),
+      put(victim.access, browser.json),
+      put(victim.access, browser.json),
+    ])
+    expect(answers.map((answer) => answer.statusCode)).toEqual(Array(8).fill(204))
+    const rows = (await app.db.execute(
+      sql`select u.phone, s.p256dh, s.auth from push_subscriptions s join users u on u.id = s.user_id where s.endpoint = ${fcm('raced')}`,
+    )) as unknown as { rows: { phone: string; p256dh: string; auth: string }[] }
+    expect(rows.rows).toEqual([{ phone: owner, ...browser.json.keys }])
   })
 
   it('are one per sign-in (a browser has one) and at most 10 a user, the oldest going first', async () => {
