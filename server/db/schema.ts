@@ -267,8 +267,8 @@ export const refreshTokens = pgTable(
  * A version (revision) for each (store, UTC year), raised by one by the usages trigger (migration 0009)
  * under the year's row lock whenever usage records of that year are inserted, changed or deleted, by any
  * writer: it counts that store-year's own write statements only. A new row starts at the database's
- * epoch (usage_epoch) times 10^8, plus one; the epoch only grows (a deletion of rows here or a restore
- * advances it), so a year's versions only ever grow. It tells a server's in-memory copy of the year's
+ * epoch (usage_epoch) times 10^8, plus one; the epoch only grows (a deletion of rows here whose store
+ * remains, or a restore, advances it), so a year's versions only ever grow. It tells a server's in-memory copy of the year's
  * answer when it is stale, and is the `Usage-Revision` of the answer.
  */
 export const usageYears = pgTable(
@@ -295,7 +295,7 @@ export const usageYears = pgTable(
 /**
  * The database's revision epoch (one row, id 1; migration 0009): minutes since 2026-01-01 UTC at its
  * last advance, or one more than before when that is higher. Advanced when rows of usage_years are
- * deleted or truncated, and by `usage_restart_revisions()` after a restore, which moves every year's
+ * deleted while their store remains or truncated, and by `usage_restart_revisions()` after a restore, which moves every year's
  * version to the new epoch: no version handed out before can come again.
  */
 export const usageEpoch = pgTable(

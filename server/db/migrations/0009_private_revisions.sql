@@ -40,8 +40,8 @@ ALTER TABLE "devices" ALTER COLUMN "id" SET DEFAULT new_device_id();--> statemen
 -- of the year takes (the usages trigger below, the pruning of the log). A new store-year starts at
 -- epoch * 10^8 + 1. The epoch is minutes since 2026-01-01 UTC when it was last advanced (or one more
 -- than before, if that is higher), so it only grows, also across a restore of an older copy: advanced
--- by any deletion of usage_years rows (a year re-created later starts above every version it had) and
--- by usage_restart_revisions() after a restore (every year moves to the new epoch).
+-- by a deletion of usage_years rows whose store remains (a year re-created later starts above every
+-- version it had) and by usage_restart_revisions() after a restore (every year moves to the new epoch).
 CREATE FUNCTION usage_epoch_advance(minimum bigint DEFAULT 0) RETURNS bigint LANGUAGE sql VOLATILE AS $$
   UPDATE usage_epoch SET epoch = greatest(epoch + 1, minimum,
     floor(extract(epoch FROM clock_timestamp() - timestamptz '2026-01-01 00:00:00+00') / 60)::bigint)
@@ -76,13 +76,20 @@ BEGIN
   RETURN next_epoch;
 END $$;
 --> statement-breakpoint
+-- A year's row deleted while its store remains (by hand), or the table emptied: a year made again
+-- must start above every revision it had, so the epoch advances. A store's deletion (its rows going
+-- with it) does not: its ids are never given again, and other stores' members see nothing of it.
 CREATE FUNCTION usage_years_dropped() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM usage_epoch_advance();
+  IF TG_OP = 'TRUNCATE' THEN
+    PERFORM usage_epoch_advance();
+  ELSIF EXISTS (SELECT 1 FROM dropped d JOIN stores s ON s.id = d.store_id) THEN
+    PERFORM usage_epoch_advance();
+  END IF;
   RETURN NULL;
 END $$;
 --> statement-breakpoint
-CREATE TRIGGER usage_years_delete AFTER DELETE ON usage_years
+CREATE TRIGGER usage_years_delete AFTER DELETE ON usage_years REFERENCING OLD TABLE AS dropped
   FOR EACH STATEMENT EXECUTE FUNCTION usage_years_dropped();
 --> statement-breakpoint
 CREATE TRIGGER usage_years_truncate AFTER TRUNCATE ON usage_years

@@ -78,6 +78,31 @@ describe("a member watching its own store's numbers while another store writes",
     expect(await seen(2025)).toBe(Number(otherYear?.version))
   })
 
+  it('sees a year deleted by hand and written again start above every revision it had; a store deleted moves nothing', async () => {
+    const epoch = async () =>
+      Number(
+        (await queryRows<{ epoch: string | number }>(current.app.db, sql`select epoch from usage_epoch`))[0]
+          ?.epoch,
+      )
+    await sale(people.storeId, '2026-03-01T00:00:00Z')
+    await sale(people.storeId, '2026-03-02T00:00:00Z')
+    const before = await seen(2026)
+    await current.app.db.execute(
+      sql`delete from usage_years where store_id = ${people.storeId} and year = 2026`,
+    )
+    await sale(people.storeId, '2026-03-03T00:00:00Z')
+    const again = await seen(2026)
+    expect(again).toBeGreaterThan(before)
+    expect(again % 1e8).toBe(1)
+
+    // Another store, its sales and years deleted: the epoch stays, and so do A's revisions.
+    await sale(people.otherStoreId, '2026-03-01T00:00:00Z')
+    const kept = await epoch()
+    await current.app.db.execute(sql`delete from stores where id = ${people.otherStoreId}`)
+    expect(await epoch()).toBe(kept)
+    expect(await seen(2026)).toBe(again)
+  })
+
   it('gets device ids that do not count the devices other stores add, listed in the order they were added', async () => {
     const ids: number[] = []
     for (let round = 0; round < 4; round++) {
