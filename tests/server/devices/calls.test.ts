@@ -275,7 +275,7 @@ describe('pairing', () => {
 describe('a batch of sales', () => {
   it('stores the good sales, rejects each bad one with its message, and says so', async () => {
     const { app } = current
-    const { key } = await pairedDevice(app, people.storeId, people.owner)
+    const { key, deviceId } = await pairedDevice(app, people.storeId, people.owner)
     const response = await postSales(app, key, 'batch-1', [
       sale('a'),
       sale(7, '2026-03-15T02:00:00.250Z', -1500),
@@ -321,9 +321,9 @@ describe('a batch of sales', () => {
       serverTime: '2026-03-15T03:00:00.000Z',
     })
     expect(await storedSales(app, people.storeId)).toEqual([
-      '1 7 2026-03-15T02:00:00.250Z -1500',
-      '1 a 2026-03-15T02:59:00.000Z 4000',
-      '1 zero 2026-03-15T02:00:00.000Z 0',
+      `${deviceId} 7 2026-03-15T02:00:00.250Z -1500`,
+      `${deviceId} a 2026-03-15T02:59:00.000Z 4000`,
+      `${deviceId} zero 2026-03-15T02:00:00.000Z 0`,
     ])
     // Text the database could not keep is a bad id too, never a 500.
     const odd = await postSales(app, key, 'batch-odd', [sale('a\ud800b'), sale('a\u0000')])
@@ -384,7 +384,7 @@ describe('a batch of sales', () => {
 
   it('answers 400 for a missing or bad key, too many sales or a bad sentAt, 413 over 64 KiB', async () => {
     const { app } = current
-    const { key } = await pairedDevice(app, people.storeId, people.owner)
+    const { key, deviceId } = await pairedDevice(app, people.storeId, people.owner)
     const missing = await postSales(app, key, undefined, [sale(1)])
     expect(missing.statusCode).toBe(400)
     expect(missing.json().message).toBe(messages.idempotencyKeyMissing)
@@ -433,7 +433,7 @@ describe('a batch of sales', () => {
       expect(response.statusCode, JSON.stringify(payload)).toBeLessThan(500)
       if (response.statusCode !== 200) korean(response.body)
     }
-    expect(await storedSales(app, people.storeId)).toEqual(['1 1 2026-03-15T02:59:00.000Z 4000'])
+    expect(await storedSales(app, people.storeId)).toEqual([`${deviceId} 1 2026-03-15T02:59:00.000Z 4000`])
   })
 
   it('refuses a revoked key at once, and a key past its rate with Retry-After', async () => {
