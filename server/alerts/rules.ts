@@ -600,7 +600,7 @@ export function createAlertRules({
       db,
       sql`select id, user_id, store_id, kind, episode, title, body, tag from alerts
           where state = 'held' and created_at > ${new Date(at - heldForMs).toISOString()}::timestamptz
-          order by user_id, created_at, id`,
+          order by user_id, created_at, store_id, kind, id`,
     )
     if (heldRows.length > 0 && settingRows.length === 0) {
       // The settings were not read above (nothing new to say): read them for the held alerts' users.

@@ -93,7 +93,8 @@ export const usages = pgTable(
 export const devices = pgTable(
   'devices',
   {
-    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    /** Random (new_device_id(), migration 0009): a device's id says nothing of how many other stores added. */
+    id: integer('id').primaryKey().default(sql`new_device_id()`),
     storeId: integer('store_id')
       .notNull()
       .references(() => stores.id, { onDelete: 'cascade' }),
@@ -263,9 +264,12 @@ export const refreshTokens = pgTable(
 )
 
 /**
- * A version for each (store, UTC year), set from one ever-growing sequence by a trigger (migrations 0001,
- * 0002) whenever usage records of that year are inserted, changed or deleted, by any writer. It is the ETag of the year's answer and
- * tells a server's in-memory copy of that answer when it is stale.
+ * A version (revision) for each (store, UTC year), raised by one by the usages trigger (migration 0009)
+ * under the year's row lock whenever usage records of that year are inserted, changed or deleted, by any
+ * writer: it counts that store-year's own write statements only. A new row starts at the database's
+ * epoch (usage_epoch) times 10^8, plus one; the epoch only grows (a deletion of rows here whose store
+ * remains, or a restore, advances it), so a year's versions only ever grow. It tells a server's in-memory copy of the year's
+ * answer when it is stale, and is the `Usage-Revision` of the answer.
  */
 export const usageYears = pgTable(
   'usage_years',
@@ -286,6 +290,21 @@ export const usageYears = pgTable(
     logFrom: bigint('log_from', { mode: 'number' }).notNull().default(0),
   },
   (table) => [primaryKey({ columns: [table.storeId, table.year] })],
+)
+
+/**
+ * The database's revision epoch (one row, id 1; migration 0009): minutes since 2026-01-01 UTC at its
+ * last advance, or one more than before when that is higher. Advanced when rows of usage_years are
+ * deleted while their store remains or truncated, and by `usage_restart_revisions()` after a restore, which moves every year's
+ * version to the new epoch: no version handed out before can come again.
+ */
+export const usageEpoch = pgTable(
+  'usage_epoch',
+  {
+    id: integer('id').primaryKey(),
+    epoch: bigint('epoch', { mode: 'number' }).notNull(),
+  },
+  (table) => [check('usage_epoch_one', sql`${table.id} = 1`)],
 )
 
 /**
@@ -406,7 +425,8 @@ export const alertSettings = pgTable(
 export const alerts = pgTable(
   'alerts',
   {
-    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    /** Random (new_alert_id(), migration 0009): an alert's id says nothing of other users' alerts. */
+    id: bigint('id', { mode: 'number' }).primaryKey().default(sql`new_alert_id()`),
     userId: integer('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),

@@ -280,6 +280,9 @@ export async function restoreSnapshot(file: string, pgliteDir: string, now = new
       client = (await startEmbedded({ dataDir: restoring, sharedBuffers: commandSharedBuffers })).client
       // Sign-ins ended after the snapshot was taken (logouts, revocations) would live again: end them all.
       await client.query('update sign_ins set revoked_at = now() where revoked_at is null')
+      // Revisions handed out after the snapshot was taken would come again: every year moves to a new
+      // epoch above them, and every revision a client or server kept is told to reset (migration 0009).
+      await client.query('select usage_restart_revisions()')
     } catch (error) {
       await client?.close().catch(() => {})
       await rm(restoring, { recursive: true, force: true, maxRetries: 5 })

@@ -25,7 +25,7 @@ export async function listDevices(db: Db, storeId: number): Promise<Device[]> {
     })
     .from(devices)
     .where(eq(devices.storeId, storeId))
-    .orderBy(asc(devices.id))
+    .orderBy(asc(devices.createdAt), asc(devices.id))
   return rows.map((row) => ({
     ...row,
     createdAt: row.createdAt.toISOString(),

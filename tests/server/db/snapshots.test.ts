@@ -14,15 +14,17 @@ import { PGlite } from '@electric-sql/pglite'
 import { sql } from 'drizzle-orm'
 import { create as createTar } from 'tar'
 import { describe, expect, it } from 'vitest'
-import { addStore, addUser, listAccounts } from '../../../server/db/accounts.ts'
+import { addStore, addUser, grant, listAccounts } from '../../../server/db/accounts.ts'
 import { type Database, openDatabase, queryRows } from '../../../server/db/client.ts'
 import { DatabaseInUseError } from '../../../server/db/lock.ts'
+import { usages } from '../../../server/db/schema.ts'
 import {
   listSnapshots,
   restoreSnapshot,
   SnapshotSchedule,
   writeSnapshot,
 } from '../../../server/db/snapshots.ts'
+import { readChanges } from '../../../server/usage/changes.ts'
 import { embeddedDatabases, pglite } from './new-database.ts'
 
 // Snapshots are the embedded database's only copy that surely reached the disk.
@@ -173,6 +175,48 @@ describe('snapshots of the embedded database', () => {
         sql`select id from sign_ins where revoked_at is null`,
       )
       expect(live).toEqual([])
+    } finally {
+      await open?.close()
+    }
+  }, 90_000)
+
+  it('a restore of an older snapshot is seen by a client that kept a later revision, even once the year has moved past it', async () => {
+    const { pgliteDir, snapshotDir, database } = await newDatabase()
+    let open: Database | null = database
+    const sale = (db: Database['db'], storeId: number, minute: number) =>
+      db
+        .insert(usages)
+        .values({ storeId, createdAt: new Date(Date.UTC(2026, 2, 1, 0, minute)), amount: 1000 })
+    try {
+      const userId = await addUser(database.db, { phone: '01011112222', name: '하나' })
+      const storeId = await addStore(database.db, { name: '역삼점' })
+      await grant(database.db, '01011112222', storeId, 'owner')
+      await sale(database.db, storeId, 0)
+      const { file } = await writeSnapshot(pglite(database), { dir: snapshotDir, kept: 3 })
+      // After the snapshot: three more sales, and a client keeps the revision they brought.
+      for (const minute of [1, 2, 3]) await sale(database.db, storeId, minute)
+      const kept = await readChanges(database.db, userId, storeId, 2026, 0)
+      if (!kept.member) throw new Error('not a member')
+      await database.close()
+      open = null
+
+      await restoreSnapshot(file, pgliteDir)
+      open = await openDatabase({ pgliteDir })
+      // Right after the restore, and after more sales than were lost (the year's revision moves past
+      // the kept one): the client is told to fetch the year again, never handed the later changes only.
+      expect(await readChanges(open.db, userId, storeId, 2026, kept.rev)).toMatchObject({ reset: true })
+      for (const minute of [11, 12, 13, 14, 15]) await sale(open.db, storeId, minute)
+      const later = await readChanges(open.db, userId, storeId, 2026, kept.rev)
+      expect(later).toMatchObject({ member: true, reset: true })
+      if (!later.member) throw new Error('not a member')
+      expect(later.rev).toBeGreaterThan(kept.rev)
+      // From the revision it is then given, it follows the year change by change again.
+      await sale(open.db, storeId, 20)
+      expect(await readChanges(open.db, userId, storeId, 2026, later.rev)).toMatchObject({
+        reset: false,
+        rev: later.rev + 1,
+        count: 7,
+      })
     } finally {
       await open?.close()
     }

@@ -65,13 +65,14 @@ describe("the owner's calls", () => {
   it('adds a device with a pairing code of 10 minutes, lists, renames and revokes it', async () => {
     const { app } = current
     const added = await addDevice(app, people.storeId, people.owner, '  세탁기 옆  ')
-    expect(added).toMatchObject({ id: 1, name: '세탁기 옆', expiresAt: '2026-03-15T03:10:00.000Z' })
+    expect(added).toMatchObject({ name: '세탁기 옆', expiresAt: '2026-03-15T03:10:00.000Z' })
+    expect(added.id).toBeGreaterThanOrEqual(1)
     expect(added.pairingCode).toMatch(/^[0-9A-HJKMNP-TV-Z]{5}-[0-9A-HJKMNP-TV-Z]{5}$/)
     const list = () => app.inject({ method: 'GET', url: devicesUrl(), headers: bearer(people.owner) })
     expect((await list()).json()).toEqual({
       devices: [
         {
-          id: 1,
+          id: added.id,
           name: '세탁기 옆',
           createdAt: '2026-03-15T03:00:00.000Z',
           pairedAt: null,
@@ -85,14 +86,14 @@ describe("the owner's calls", () => {
     })
     const renamed = await app.inject({
       method: 'PATCH',
-      url: `${devicesUrl()}/1`,
+      url: `${devicesUrl()}/${added.id}`,
       headers: bearer(people.owner),
       payload: { name: '키오스크' },
     })
     expect(renamed.statusCode).toBe(204)
     const badName = await app.inject({
       method: 'PATCH',
-      url: `${devicesUrl()}/1`,
+      url: `${devicesUrl()}/${added.id}`,
       headers: bearer(people.owner),
       payload: { name: ' ' },
     })
@@ -100,7 +101,7 @@ describe("the owner's calls", () => {
     expect(badName.json().message).toBe(messages.deviceName)
     clock.advance(1000)
     const revoke = () =>
-      app.inject({ method: 'DELETE', url: `${devicesUrl()}/1`, headers: bearer(people.owner) })
+      app.inject({ method: 'DELETE', url: `${devicesUrl()}/${added.id}`, headers: bearer(people.owner) })
     expect((await revoke()).statusCode).toBe(204)
     clock.advance(1000)
     expect((await revoke()).statusCode).toBe(204)
@@ -204,7 +205,7 @@ describe("the owner's calls", () => {
 describe('pairing', () => {
   it('trades a code once for a key kept only as its hash; a user token is not a key, nor a key a token', async () => {
     const { app } = current
-    const { pairingCode } = await addDevice(app, people.storeId, people.owner)
+    const { pairingCode, id } = await addDevice(app, people.storeId, people.owner)
     // Typed loosely: lower case, no hyphen, O for 0 and I/L for 1 read alike.
     const typed = pairingCode.toLowerCase().replace('-', ' ').replaceAll('0', 'o').replaceAll('1', 'l')
     const pair = (code: string) =>
@@ -212,7 +213,7 @@ describe('pairing', () => {
     const paired = await pair(typed)
     expect(paired.statusCode).toBe(200)
     const { deviceId, storeId, key } = paired.json()
-    expect({ deviceId, storeId }).toEqual({ deviceId: 1, storeId: people.storeId })
+    expect({ deviceId, storeId }).toEqual({ deviceId: id, storeId: people.storeId })
     expect(key).toMatch(/^dk_[A-Za-z0-9_-]{43}$/)
     const again = await pair(pairingCode)
     expect(again.statusCode).toBe(401)
@@ -274,7 +275,7 @@ describe('pairing', () => {
 describe('a batch of sales', () => {
   it('stores the good sales, rejects each bad one with its message, and says so', async () => {
     const { app } = current
-    const { key } = await pairedDevice(app, people.storeId, people.owner)
+    const { key, deviceId } = await pairedDevice(app, people.storeId, people.owner)
     const response = await postSales(app, key, 'batch-1', [
       sale('a'),
       sale(7, '2026-03-15T02:00:00.250Z', -1500),
@@ -320,9 +321,9 @@ describe('a batch of sales', () => {
       serverTime: '2026-03-15T03:00:00.000Z',
     })
     expect(await storedSales(app, people.storeId)).toEqual([
-      '1 7 2026-03-15T02:00:00.250Z -1500',
-      '1 a 2026-03-15T02:59:00.000Z 4000',
-      '1 zero 2026-03-15T02:00:00.000Z 0',
+      `${deviceId} 7 2026-03-15T02:00:00.250Z -1500`,
+      `${deviceId} a 2026-03-15T02:59:00.000Z 4000`,
+      `${deviceId} zero 2026-03-15T02:00:00.000Z 0`,
     ])
     // Text the database could not keep is a bad id too, never a 500.
     const odd = await postSales(app, key, 'batch-odd', [sale('a\ud800b'), sale('a\u0000')])
@@ -383,7 +384,7 @@ describe('a batch of sales', () => {
 
   it('answers 400 for a missing or bad key, too many sales or a bad sentAt, 413 over 64 KiB', async () => {
     const { app } = current
-    const { key } = await pairedDevice(app, people.storeId, people.owner)
+    const { key, deviceId } = await pairedDevice(app, people.storeId, people.owner)
     const missing = await postSales(app, key, undefined, [sale(1)])
     expect(missing.statusCode).toBe(400)
     expect(missing.json().message).toBe(messages.idempotencyKeyMissing)
@@ -432,7 +433,7 @@ describe('a batch of sales', () => {
       expect(response.statusCode, JSON.stringify(payload)).toBeLessThan(500)
       if (response.statusCode !== 200) korean(response.body)
     }
-    expect(await storedSales(app, people.storeId)).toEqual(['1 1 2026-03-15T02:59:00.000Z 4000'])
+    expect(await storedSales(app, people.storeId)).toEqual([`${deviceId} 1 2026-03-15T02:59:00.000Z 4000`])
   })
 
   it('refuses a revoked key at once, and a key past its rate with Retry-After', async () => {
