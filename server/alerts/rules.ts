@@ -18,7 +18,7 @@ import { dayMs, startOfDay, yearOf } from '../../src/figures/calendar.ts'
 import { monthBefore, monthComparison } from '../../src/figures/periods.ts'
 import { type QuietStore, quietStoreOf, quietStoreText } from '../../src/figures/quiet.ts'
 import { todayComparison } from '../../src/figures/usual.ts'
-import { type Db, queryRows } from '../db/client.ts'
+import { type Db, intArray, queryRows } from '../db/client.ts'
 import type { NewAlert } from '../push/alerts.ts'
 import type { Push, SendOptions } from '../push/deliver.ts'
 import { defaultQuietHours, inQuietHours } from '../push/settings.ts'
@@ -463,11 +463,13 @@ export function createAlertRules({
         : (
             await queryRows<{ user_id: number; store_id: number; kind: string; episode: string }>(
               db,
-              sql`select user_id, store_id, kind, episode from alerts
-                  where (store_id, kind, episode) in (${sql.join(
-                    candidates.map((c) => sql`(${c.storeId}::int, ${c.kind}::text, ${c.episode}::text)`),
-                    sql`, `,
-                  )})`,
+              // One JSON parameter joined, never a list of row constructors: PGlite hung on such a list
+              // of about 280 rows or more the second time it ran (docs/upstream/pglite-row-constructor-hang.md).
+              sql`select a.user_id, a.store_id, a.kind, a.episode
+                  from jsonb_to_recordset(${JSON.stringify(
+                    candidates.map((c) => ({ store_id: c.storeId, kind: c.kind, episode: c.episode })),
+                  )}::jsonb) as c(store_id int, kind text, episode text)
+                  join alerts a on a.store_id = c.store_id and a.kind = c.kind and a.episode = c.episode`,
             )
           ).map((row) => `${row.user_id}|${row.store_id}|${row.kind}|${row.episode}`),
     )
@@ -640,10 +642,7 @@ export function createAlertRules({
       const taken = await queryRows<{ id: number }>(
         db,
         sql`update alerts set state = 'sent', sent_at = ${now.toISOString()}::timestamptz
-            where state = 'held' and id in (${sql.join(
-              rows.map((row) => sql`${row.id}`),
-              sql`, `,
-            )}) returning id`,
+            where state = 'held' and id = any(${intArray(rows.map((row) => Number(row.id)))}::bigint[]) returning id`,
       )
       const ids = new Set(taken.map((row) => Number(row.id)))
       const mine = rows.filter((row) => ids.has(Number(row.id)))

@@ -14,7 +14,7 @@
 import { sql } from 'drizzle-orm'
 import { type Buckets, emptyBuckets } from '../../src/figures/buckets.ts'
 import { hourMs, yearOf, yearStart } from '../../src/figures/calendar.ts'
-import { type Db, queryRows } from '../db/client.ts'
+import { type Db, intArray, queryRows } from '../db/client.ts'
 
 /** The window's length, in hours: 100 days, from the start of the month two months before the load. */
 export const windowHours = 100 * 24
@@ -74,16 +74,14 @@ export async function loadStoreView(db: Db, now: number, storeIds?: number[]): P
 
   /** Reads the given stores' hours, last sale and revisions in one snapshot (so no change is counted twice). */
   async function read(chunk: number[]) {
-    const list = sql.join(
-      chunk.map((id) => sql`${id}::int`),
-      sql`, `,
-    )
+    // One array parameter, never a list of parameters (docs/upstream/pglite-row-constructor-hang.md).
+    const list = sql`${intArray(chunk)}::int[]`
     await db.transaction(
       async (tx) => {
         const versions = await queryRows<{ store_id: number; year: number; version: string | number }>(
           tx,
           sql`select store_id, year, version from usage_years
-              where store_id in (${list}) and year in (${year - 1}, ${year})`,
+              where store_id = any(${list}) and year in (${year - 1}, ${year})`,
         )
         const hours = await queryRows<{
           store_id: number
@@ -94,7 +92,7 @@ export async function loadStoreView(db: Db, now: number, storeIds?: number[]): P
           tx,
           sql`select store_id, floor((date_part('epoch', created_at) - ${origin / 1000}) / 3600)::int as h,
                 sum(amount) as s, count(*) filter (where amount > 0) as c
-              from usages where store_id in (${list}) and created_at >= ${from}::timestamptz and created_at < ${to}::timestamptz
+              from usages where store_id = any(${list}) and created_at >= ${from}::timestamptz and created_at < ${to}::timestamptz
               group by 1, 2`,
         )
         // The latest sale of each store (by createdAt, as the buckets' lastSaleAt), up to the end of now's year.
@@ -102,7 +100,7 @@ export async function loadStoreView(db: Db, now: number, storeIds?: number[]): P
           tx,
           sql`select s.id, (select max(created_at) from usages u where u.store_id = s.id and u.amount > 0
                 and u.created_at < ${new Date(yearStart(year + 1)).toISOString()}::timestamptz) as at
-              from unnest(array[${list}]) as s(id)`,
+              from unnest(${list}) as s(id)`,
         )
         for (const id of chunk) {
           const row = rowOf.get(id) as number

@@ -144,3 +144,15 @@ export async function queryRows<Row>(db: Db, query: SQL): Promise<Row[]> {
   const result = (await db.execute(query)) as unknown as { rows: Row[] }
   return result.rows
 }
+
+/**
+ * A list of integers as ONE query parameter, PostgreSQL's array literal (`{1,2,3}`), to cast in the
+ * query (`= any(${intArray(ids)}::int[])`, `unnest(…)`). Never a list of parameters or of row
+ * constructors inside IN: PGlite hung on such lists (docs/upstream/pglite-row-constructor-hang.md), and
+ * tests/server/db/no-in-lists.test.ts finds them. Throws on anything but a safe integer.
+ */
+export function intArray(values: readonly number[]): string {
+  for (const value of values)
+    if (!Number.isSafeInteger(value)) throw new TypeError(`not an integer for an array parameter: ${value}`)
+  return `{${values.join(',')}}`
+}
