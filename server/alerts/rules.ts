@@ -261,10 +261,11 @@ export function createAlertRules({
 
   /** Records an alert that is not counted (a resume, a summary) once; true when this call recorded it. */
   async function recordOnce(alert: NewAlert, held: boolean, at: Date) {
+    const storeIds = alert.storeIds ? intArray(alert.storeIds) : null
     const rows = await queryRows<{ id: number }>(
       db,
-      sql`insert into alerts (user_id, store_id, kind, episode, title, body, tag, state, created_at, sent_at)
-          values (${alert.userId}, ${alert.storeId}, ${alert.kind}, ${alert.episode}, ${alert.title},
+      sql`insert into alerts (user_id, store_id, store_ids, kind, episode, title, body, tag, state, created_at, sent_at)
+          values (${alert.userId}, ${alert.storeId}, ${storeIds}::int[], ${alert.kind}, ${alert.episode}, ${alert.title},
             ${alert.body}, ${alert.tag}, ${held ? 'held' : 'sent'}, ${at.toISOString()}::timestamptz,
             ${held ? null : at.toISOString()}::timestamptz)
           on conflict do nothing returning id`,
@@ -552,9 +553,12 @@ export function createAlertRules({
       const figures = new Map<number, StoreSummary>()
       for (const [userId, storeIds] of storesOfUser) {
         const summaries: StoreSummary[] = []
+        /** The stores it names (decision 155). */
+        const named: number[] = []
         for (const storeId of storeIds) {
           const store = states.get(storeId)
           if (!store) continue
+          named.push(storeId)
           let summary = figures.get(storeId)
           if (!summary) {
             summary = {
@@ -576,6 +580,7 @@ export function createAlertRules({
         const alert: NewAlert = {
           userId,
           storeId: null,
+          storeIds: named,
           kind: 'morningSummary',
           episode,
           ...message,
@@ -593,6 +598,7 @@ export function createAlertRules({
       id: number
       user_id: number
       store_id: number | null
+      store_ids: number[] | null
       kind: AlertKind
       episode: string
       title: string
@@ -600,7 +606,7 @@ export function createAlertRules({
       tag: string
     }>(
       db,
-      sql`select id, user_id, store_id, kind, episode, title, body, tag from alerts
+      sql`select id, user_id, store_id, store_ids, kind, episode, title, body, tag from alerts
           where state = 'held' and created_at > ${new Date(at - heldForMs).toISOString()}::timestamptz
           order by user_id, created_at, id`,
     )
@@ -621,9 +627,12 @@ export function createAlertRules({
       const userId = Number(row.user_id)
       let ready: boolean
       if (row.store_id === null) {
-        // The summary: out of quiet hours for one of the user's stores at least.
+        // The summary: out of quiet hours for one of the user's stores at least, and only while the user
+        // still sees every store it names (decision 155; the settings are the user's memberships).
         const own = [...settings.entries()].filter(([key]) => key.startsWith(`${userId}|`))
-        ready = own.some(([, setting]) => !inQuietHours(setting.hours, now))
+        ready =
+          own.some(([, setting]) => !inQuietHours(setting.hours, now)) &&
+          (row.store_ids ?? []).every((storeId) => settings.has(`${userId}|${storeId}`))
       } else {
         const setting = settingFor(userId, Number(row.store_id))
         ready =

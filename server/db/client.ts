@@ -18,6 +18,7 @@ import { DatabaseInUseError, lockWaiting } from './lock.ts'
 import { migrationsFolder } from './migrate.ts'
 import * as schema from './schema.ts'
 import { refuseInterruptedRestore, restoreAdvice } from './snapshots.ts'
+import { watchDatabase } from './watchdog.ts'
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>
 
@@ -49,6 +50,11 @@ export type DatabaseTarget =
        * own memory, and all of it is resident from the start. See `commandSharedBuffers`.
        */
       sharedBuffers?: string
+      /**
+       * The watchdog (watchdog.ts): a statement running longer than this ends the process, so that a
+       * hung one cannot stall the server unseen. Not watched when 0 or not given (tests, commands).
+       */
+      stallMs?: number
     }
 
 /** Where the configuration puts the database: PostgreSQL when DATABASE_URL is set, else PGlite in DATA_DIR. */
@@ -56,10 +62,15 @@ export const databaseTarget = (config: {
   databaseUrl?: string
   dataDir: string
   snapshots: { dir: string }
+  dbStallSeconds?: number
 }): DatabaseTarget =>
   config.databaseUrl
     ? { databaseUrl: config.databaseUrl }
-    : { pgliteDir: path.join(config.dataDir, embeddedFolderName), snapshotDir: config.snapshots.dir }
+    : {
+        pgliteDir: path.join(config.dataDir, embeddedFolderName),
+        snapshotDir: config.snapshots.dir,
+        stallMs: (config.dbStallSeconds ?? 0) * 1000,
+      }
 
 /**
  * Opens the database for a one-off command (`npm run admin`, and the import bench that measures it),
@@ -74,7 +85,8 @@ export const databaseTarget = (config: {
 export function openForCommand(target: DatabaseTarget): Promise<Database> {
   if (!('pgliteDir' in target)) return openDatabase(target)
   v8.setFlagsFromString('--liftoff-only')
-  return openDatabase({ ...target, sharedBuffers: target.sharedBuffers ?? commandSharedBuffers })
+  // Not watched (watchdog.ts): a command has someone at the terminal, and a large import's statements may run long.
+  return openDatabase({ ...target, sharedBuffers: target.sharedBuffers ?? commandSharedBuffers, stallMs: 0 })
 }
 
 function damagedMessage(pgliteDir: string, cause: unknown, snapshotDir: string | undefined): string {
@@ -124,8 +136,11 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     // PGlite writes the files of a new database world-writable; they hold a business's records.
     if (target.pgliteDir) ownerOnly(target.pgliteDir)
     const opened = client
+    // Watched from the start of serving: opening, migrating and checking a large database may take long.
+    const watchdog = target.stallMs ? watchDatabase(client, target.stallMs) : null
     const close = async () => {
       await opened.close()
+      await watchdog?.stop()
       unlock()
     }
     return { db: started.db, kind: 'pglite', pglite: client, close }
