@@ -465,7 +465,7 @@ export function createAlertRules({
             await queryRows<{ user_id: number; store_id: number; kind: string; episode: string }>(
               db,
               // One JSON parameter joined, never a list of row constructors: PGlite hung on such a list
-              // of about 280 rows or more the second time it ran (docs/upstream/pglite-row-constructor-hang.md).
+              // of 250 rows or more the second time it ran (docs/upstream/pglite-row-constructor-hang.md).
               sql`select a.user_id, a.store_id, a.kind, a.episode
                   from jsonb_to_recordset(${JSON.stringify(
                     candidates.map((c) => ({ store_id: c.storeId, kind: c.kind, episode: c.episode })),

@@ -2,7 +2,7 @@
 // opens the embedded database from the template file (or PostgreSQL at the address) given, makes
 // `count` stores of one owner, each with a paired device that never spoke (every one offline: a
 // device alert each), and says `evaluated <n>` after each evaluation. Its parent bounds it with a
-// timeout: on PGlite a row-constructor IN list of about 280 rows or more hung the second time it ran,
+// timeout: on PGlite a row-constructor IN list of 250 rows or more hung the second time it ran,
 // and a hung query blocks the process's only thread, so no timer inside it could end the test.
 import { readFileSync } from 'node:fs'
 import { sql } from 'drizzle-orm'

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: its inputs are lines of source text
 // No query of the server builds a list of parameters or of row constructors inside IN (or an ARRAY[...]
-// of parameters): PGlite hung on such a list of about 280 rows the second time it ran, at 100 % CPU,
+// of parameters): PGlite hung on such a list of 250 rows or more the second time it ran, at 100 % CPU,
 // blocking the whole server (docs/upstream/pglite-row-constructor-hang.md). A list goes as ONE
 // parameter: an array (`= any(${intArray(ids)}::int[])`, `unnest(…)`) or JSON (`jsonb_to_recordset`),
 // joined. This reads the server's source and names every line that does otherwise.
