@@ -18,7 +18,7 @@ import { DatabaseInUseError, lockWaiting } from './lock.ts'
 import { migrationsFolder } from './migrate.ts'
 import * as schema from './schema.ts'
 import { refuseInterruptedRestore, restoreAdvice } from './snapshots.ts'
-import { watchDatabase } from './watchdog.ts'
+import { type Watchdog, watchDatabase } from './watchdog.ts'
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>
 
@@ -29,6 +29,12 @@ export interface Database {
   pglite: PGlite | null
   /** PostgreSQL's address, for a connection of its own (the live changes' listener, server/usage/live.ts). */
   connectionString?: string
+  /**
+   * Starts the embedded database's watchdog (watchdog.ts): from now on a statement running longer than
+   * `ms` ends the process. Nothing with PostgreSQL, or when `ms` is 0. The server calls it once open,
+   * migrated and seeded (the demo seed's one statement ran 34 s on a busy machine).
+   */
+  watchStalls(ms: number): void
   close(): Promise<void>
 }
 
@@ -50,10 +56,7 @@ export type DatabaseTarget =
        * own memory, and all of it is resident from the start. See `commandSharedBuffers`.
        */
       sharedBuffers?: string
-      /**
-       * The watchdog (watchdog.ts): a statement running longer than this ends the process, so that a
-       * hung one cannot stall the server unseen. Not watched when 0 or not given (tests, commands).
-       */
+      /** Starts the watchdog at once (see `Database.watchStalls`); tests. */
       stallMs?: number
     }
 
@@ -62,15 +65,10 @@ export const databaseTarget = (config: {
   databaseUrl?: string
   dataDir: string
   snapshots: { dir: string }
-  dbStallSeconds?: number
 }): DatabaseTarget =>
   config.databaseUrl
     ? { databaseUrl: config.databaseUrl }
-    : {
-        pgliteDir: path.join(config.dataDir, embeddedFolderName),
-        snapshotDir: config.snapshots.dir,
-        stallMs: (config.dbStallSeconds ?? 0) * 1000,
-      }
+    : { pgliteDir: path.join(config.dataDir, embeddedFolderName), snapshotDir: config.snapshots.dir }
 
 /**
  * Opens the database for a one-off command (`npm run admin`, and the import bench that measures it),
@@ -85,8 +83,7 @@ export const databaseTarget = (config: {
 export function openForCommand(target: DatabaseTarget): Promise<Database> {
   if (!('pgliteDir' in target)) return openDatabase(target)
   v8.setFlagsFromString('--liftoff-only')
-  // Not watched (watchdog.ts): a command has someone at the terminal, and a large import's statements may run long.
-  return openDatabase({ ...target, sharedBuffers: target.sharedBuffers ?? commandSharedBuffers, stallMs: 0 })
+  return openDatabase({ ...target, sharedBuffers: target.sharedBuffers ?? commandSharedBuffers })
 }
 
 function damagedMessage(pgliteDir: string, cause: unknown, snapshotDir: string | undefined): string {
@@ -111,6 +108,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
       kind: 'postgres',
       pglite: null,
       connectionString: target.databaseUrl,
+      watchStalls: () => {},
       close: () => pool.end(),
     }
   }
@@ -136,14 +134,17 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     // PGlite writes the files of a new database world-writable; they hold a business's records.
     if (target.pgliteDir) ownerOnly(target.pgliteDir)
     const opened = client
-    // Watched from the start of serving: opening, migrating and checking a large database may take long.
-    const watchdog = target.stallMs ? watchDatabase(client, target.stallMs) : null
+    let watchdog: Watchdog | null = null
+    const watchStalls = (ms: number) => {
+      if (ms > 0 && !watchdog) watchdog = watchDatabase(opened, ms)
+    }
+    if (target.stallMs) watchStalls(target.stallMs)
     const close = async () => {
       await opened.close()
       await watchdog?.stop()
       unlock()
     }
-    return { db: started.db, kind: 'pglite', pglite: client, close }
+    return { db: started.db, kind: 'pglite', pglite: client, watchStalls, close }
   } catch (error) {
     await client?.close().catch(() => {})
     unlock()
