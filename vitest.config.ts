@@ -15,6 +15,7 @@ const postgres: TestProjectInlineConfiguration[] = process.env.DATABASE_URL
             'tests/server/db/lock.test.ts',
             'tests/server/db/snapshots.test.ts',
             'tests/server/db/embedded.test.ts',
+            'tests/server/db/watchdog.test.ts',
             // These run their children on the embedded database whatever the project: once is enough.
             'tests/server/db/snapshot-memory.test.ts',
             'tests/server/process.test.ts',

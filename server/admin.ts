@@ -26,6 +26,7 @@ import { DatabaseDamagedError } from './db/embedded.ts'
 import { importUsageCsv, maxReportedLines, maxSourceLength, skipReasons } from './db/import.ts'
 import { DatabaseInUseError } from './db/lock.ts'
 import { restoreSnapshot, writeSnapshot } from './db/snapshots.ts'
+import { listDevices, revokeAllDevices, revokeDevice } from './devices/registry.ts'
 import { secureDataDir } from './files.ts'
 
 export const usage = `Usage: npm run admin -- <command>
@@ -45,6 +46,9 @@ export const usage = `Usage: npm run admin -- <command>
                                               e.g. a till whose export grows: rows are matched only
                                               against its earlier imports; by default the file's
                                               content is its source)
+  devices <storeId>                           a store's devices: paired, last seen, revoked
+  revoke-device <storeId> <deviceId|all>      revoke one device of the store, or all of them, for good
+                                              (its key is refused at once; its sales are kept)
   restore <snapshot file>                     put a snapshot back as the embedded database
                                               (server stopped; the replaced one is kept aside)`
 
@@ -165,6 +169,40 @@ export async function runAdmin(argv: string[], { db, imageDir, print }: AdminCon
         return 1
       }
       print(`imported ${report.imported}, skipped ${report.skipped} (already present), rejected 0`)
+      return 0
+    }
+    case 'devices': {
+      const storeId = storeIdArg(args[0])
+      if (!(await storeExists(db, storeId))) throw new UsageError(`no store ${storeId}`)
+      for (const device of await listDevices(db, storeId)) {
+        print(
+          [
+            `device ${device.id}`,
+            device.name,
+            device.pairedAt ? `paired ${device.pairedAt}` : 'not paired',
+            `last seen ${device.lastSeenAt ?? '-'}`,
+            device.revokedAt ? `revoked ${device.revokedAt}` : 'active',
+          ].join('  '),
+        )
+      }
+      return 0
+    }
+    case 'revoke-device': {
+      const [store, which] = args
+      if (!store || !which) throw new UsageError('revoke-device needs <storeId> <deviceId|all>')
+      const storeId = storeIdArg(store)
+      if (which === 'all') {
+        const ids = await revokeAllDevices(db, storeId, new Date())
+        print(
+          `store ${storeId}: ${ids.length} device(s) revoked${ids.length > 0 ? ` (${ids.map((id) => `device ${id}`).join(', ')})` : ''}`,
+        )
+        return 0
+      }
+      const deviceId = Number(which)
+      if (!Number.isInteger(deviceId) || deviceId < 1) throw new UsageError(`not a device id: ${which}`)
+      if (!(await revokeDevice(db, storeId, deviceId, new Date())))
+        throw new UsageError(`store ${storeId} has no device ${deviceId}`)
+      print(`store ${storeId}: device ${deviceId} revoked`)
       return 0
     }
     default:

@@ -57,6 +57,8 @@ const EnvSchema = Type.Object({
   SNAPSHOT_MINUTES: Int(15, 1, 1440),
   SNAPSHOTS_KEPT: Int(8, 1, 1000),
   SNAPSHOT_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  // The embedded database's watchdog (server/db/watchdog.ts): a statement running longer ends the process; 0: off.
+  DB_STALL_SECONDS: Int(60, 0, 86400),
   // Web Push (server/push/, docs/operations.md "Alerts and Web Push"): the VAPID keys (both or neither;
   // without them the server generates a pair once and keeps it in the database), the contact the push
   // services may write to, and push services beyond the known ones (comma list of https origins).
@@ -333,6 +335,8 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env) {
       minutes: env.SNAPSHOT_MINUTES,
       kept: env.SNAPSHOTS_KEPT,
     },
+    /** Embedded database only: a statement running longer than this ends the process (0: never). */
+    dbStallSeconds: env.DB_STALL_SECONDS,
     jwtSecret: env.JWT_SECRET,
     seedDemo: env.SEED_DEMO === '1',
     demoLive: env.DEMO_LIVE === '1',

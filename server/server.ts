@@ -21,6 +21,8 @@ async function main() {
   if (config.seedDemo && (await seedDemoIfEmpty(database.db, config.imageDir, new Date()))) {
     console.log('Loaded demo data: sign in as 01012345678 (owner of three stores) or 01022223333 (staff).')
   }
+  // From here a statement of the embedded database that does not answer ends the process (DB_STALL_SECONDS).
+  database.watchStalls(config.dbStallSeconds * 1000)
   const app = await buildApp({ config, database })
   // Outside production a subject Apple refuses is allowed, but said: iPhones would get no alerts.
   const subjectProblem = vapidSubjectProblem(config.push.subject)

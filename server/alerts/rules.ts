@@ -18,7 +18,7 @@ import { dayMs, startOfDay, yearOf } from '../../src/figures/calendar.ts'
 import { monthBefore, monthComparison } from '../../src/figures/periods.ts'
 import { type QuietStore, quietStoreOf, quietStoreText } from '../../src/figures/quiet.ts'
 import { todayComparison } from '../../src/figures/usual.ts'
-import { type Db, queryRows } from '../db/client.ts'
+import { type Db, intArray, queryRows } from '../db/client.ts'
 import type { NewAlert } from '../push/alerts.ts'
 import type { Push, SendOptions } from '../push/deliver.ts'
 import { defaultQuietHours, inQuietHours } from '../push/settings.ts'
@@ -261,10 +261,11 @@ export function createAlertRules({
 
   /** Records an alert that is not counted (a resume, a summary) once; true when this call recorded it. */
   async function recordOnce(alert: NewAlert, held: boolean, at: Date) {
+    const storeIds = alert.storeIds ? intArray(alert.storeIds) : null
     const rows = await queryRows<{ id: number }>(
       db,
-      sql`insert into alerts (user_id, store_id, kind, episode, title, body, tag, state, created_at, sent_at)
-          values (${alert.userId}, ${alert.storeId}, ${alert.kind}, ${alert.episode}, ${alert.title},
+      sql`insert into alerts (user_id, store_id, store_ids, kind, episode, title, body, tag, state, created_at, sent_at)
+          values (${alert.userId}, ${alert.storeId}, ${storeIds}::int[], ${alert.kind}, ${alert.episode}, ${alert.title},
             ${alert.body}, ${alert.tag}, ${held ? 'held' : 'sent'}, ${at.toISOString()}::timestamptz,
             ${held ? null : at.toISOString()}::timestamptz)
           on conflict do nothing returning id`,
@@ -463,11 +464,13 @@ export function createAlertRules({
         : (
             await queryRows<{ user_id: number; store_id: number; kind: string; episode: string }>(
               db,
-              sql`select user_id, store_id, kind, episode from alerts
-                  where (store_id, kind, episode) in (${sql.join(
-                    candidates.map((c) => sql`(${c.storeId}::int, ${c.kind}::text, ${c.episode}::text)`),
-                    sql`, `,
-                  )})`,
+              // One JSON parameter joined, never a list of row constructors: PGlite hung on such a list
+              // of 250 rows or more the second time it ran (docs/upstream/pglite-row-constructor-hang.md).
+              sql`select a.user_id, a.store_id, a.kind, a.episode
+                  from jsonb_to_recordset(${JSON.stringify(
+                    candidates.map((c) => ({ store_id: c.storeId, kind: c.kind, episode: c.episode })),
+                  )}::jsonb) as c(store_id int, kind text, episode text)
+                  join alerts a on a.store_id = c.store_id and a.kind = c.kind and a.episode = c.episode`,
             )
           ).map((row) => `${row.user_id}|${row.store_id}|${row.kind}|${row.episode}`),
     )
@@ -550,9 +553,12 @@ export function createAlertRules({
       const figures = new Map<number, StoreSummary>()
       for (const [userId, storeIds] of storesOfUser) {
         const summaries: StoreSummary[] = []
+        /** The stores it names (decision 155). */
+        const named: number[] = []
         for (const storeId of storeIds) {
           const store = states.get(storeId)
           if (!store) continue
+          named.push(storeId)
           let summary = figures.get(storeId)
           if (!summary) {
             summary = {
@@ -574,6 +580,7 @@ export function createAlertRules({
         const alert: NewAlert = {
           userId,
           storeId: null,
+          storeIds: named,
           kind: 'morningSummary',
           episode,
           ...message,
@@ -591,6 +598,7 @@ export function createAlertRules({
       id: number
       user_id: number
       store_id: number | null
+      store_ids: number[] | null
       kind: AlertKind
       episode: string
       title: string
@@ -598,7 +606,7 @@ export function createAlertRules({
       tag: string
     }>(
       db,
-      sql`select id, user_id, store_id, kind, episode, title, body, tag from alerts
+      sql`select id, user_id, store_id, store_ids, kind, episode, title, body, tag from alerts
           where state = 'held' and created_at > ${new Date(at - heldForMs).toISOString()}::timestamptz
           order by user_id, created_at, store_id, kind, id`,
     )
@@ -619,9 +627,12 @@ export function createAlertRules({
       const userId = Number(row.user_id)
       let ready: boolean
       if (row.store_id === null) {
-        // The summary: out of quiet hours for one of the user's stores at least.
+        // The summary: out of quiet hours for one of the user's stores at least, and only while the user
+        // still sees every store it names (decision 155; the settings are the user's memberships).
         const own = [...settings.entries()].filter(([key]) => key.startsWith(`${userId}|`))
-        ready = own.some(([, setting]) => !inQuietHours(setting.hours, now))
+        ready =
+          own.some(([, setting]) => !inQuietHours(setting.hours, now)) &&
+          (row.store_ids ?? []).every((storeId) => settings.has(`${userId}|${storeId}`))
       } else {
         const setting = settingFor(userId, Number(row.store_id))
         ready =
@@ -640,10 +651,7 @@ export function createAlertRules({
       const taken = await queryRows<{ id: number }>(
         db,
         sql`update alerts set state = 'sent', sent_at = ${now.toISOString()}::timestamptz
-            where state = 'held' and id in (${sql.join(
-              rows.map((row) => sql`${row.id}`),
-              sql`, `,
-            )}) returning id`,
+            where state = 'held' and id = any(${intArray(rows.map((row) => Number(row.id)))}::bigint[]) returning id`,
       )
       const ids = new Set(taken.map((row) => Number(row.id)))
       const mine = rows.filter((row) => ids.has(Number(row.id)))

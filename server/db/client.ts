@@ -18,6 +18,7 @@ import { DatabaseInUseError, lockWaiting } from './lock.ts'
 import { migrationsFolder } from './migrate.ts'
 import * as schema from './schema.ts'
 import { refuseInterruptedRestore, restoreAdvice } from './snapshots.ts'
+import { type Watchdog, watchDatabase } from './watchdog.ts'
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>
 
@@ -28,6 +29,12 @@ export interface Database {
   pglite: PGlite | null
   /** PostgreSQL's address, for a connection of its own (the live changes' listener, server/usage/live.ts). */
   connectionString?: string
+  /**
+   * Starts the embedded database's watchdog (watchdog.ts): from now on a statement running longer than
+   * `ms` ends the process. Nothing with PostgreSQL, or when `ms` is 0. The server calls it once open,
+   * migrated and seeded (the demo seed's one statement ran 34 s on a busy machine).
+   */
+  watchStalls(ms: number): void
   close(): Promise<void>
 }
 
@@ -49,6 +56,8 @@ export type DatabaseTarget =
        * own memory, and all of it is resident from the start. See `commandSharedBuffers`.
        */
       sharedBuffers?: string
+      /** Starts the watchdog at once (see `Database.watchStalls`); tests. */
+      stallMs?: number
     }
 
 /** Where the configuration puts the database: PostgreSQL when DATABASE_URL is set, else PGlite in DATA_DIR. */
@@ -99,6 +108,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
       kind: 'postgres',
       pglite: null,
       connectionString: target.databaseUrl,
+      watchStalls: () => {},
       close: () => pool.end(),
     }
   }
@@ -124,11 +134,17 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     // PGlite writes the files of a new database world-writable; they hold a business's records.
     if (target.pgliteDir) ownerOnly(target.pgliteDir)
     const opened = client
+    let watchdog: Watchdog | null = null
+    const watchStalls = (ms: number) => {
+      if (ms > 0 && !watchdog) watchdog = watchDatabase(opened, ms)
+    }
+    if (target.stallMs) watchStalls(target.stallMs)
     const close = async () => {
       await opened.close()
+      await watchdog?.stop()
       unlock()
     }
-    return { db: started.db, kind: 'pglite', pglite: client, close }
+    return { db: started.db, kind: 'pglite', pglite: client, watchStalls, close }
   } catch (error) {
     await client?.close().catch(() => {})
     unlock()
@@ -143,4 +159,16 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
 export async function queryRows<Row>(db: Db, query: SQL): Promise<Row[]> {
   const result = (await db.execute(query)) as unknown as { rows: Row[] }
   return result.rows
+}
+
+/**
+ * A list of integers as ONE query parameter, PostgreSQL's array literal (`{1,2,3}`), to cast in the
+ * query (`= any(${intArray(ids)}::int[])`, `unnest(…)`). Never a list of parameters or of row
+ * constructors inside IN: PGlite hung on such lists (docs/upstream/pglite-row-constructor-hang.md), and
+ * tests/server/db/no-in-lists.test.ts finds them. Throws on anything but a safe integer.
+ */
+export function intArray(values: readonly number[]): string {
+  for (const value of values)
+    if (!Number.isSafeInteger(value)) throw new TypeError(`not an integer for an array parameter: ${value}`)
+  return `{${values.join(',')}}`
 }

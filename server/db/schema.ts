@@ -435,6 +435,12 @@ export const alerts = pgTable(
     kind: text('kind', { enum: ['quiet', 'deviceOffline', 'morningSummary'] }).notNull(),
     /** What makes it one alert: the quiet episode's start, the outage's start, the summary's day. */
     episode: text('episode').notNull(),
+    /**
+     * The stores what covers several names (the morning summary): it is listed and released only while
+     * the user still sees every one of them. Null for an alert of one store (store_id), and for a
+     * summary recorded before this column.
+     */
+    storeIds: integer('store_ids').array(),
     title: text('title').notNull(),
     body: text('body').notNull(),
     /** The notification's tag: a later alert of the same tag replaces it on the device. */

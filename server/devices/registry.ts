@@ -3,7 +3,7 @@
 // the key's check reads the row on every request (auth.ts), and a batch being stored re-checks it
 // before its commit (ingest.ts); its waiting pairing code goes with it. Devices are never deleted:
 // their sales keep their source.
-import { and, asc, eq, sql } from 'drizzle-orm'
+import { and, asc, eq, isNull, sql } from 'drizzle-orm'
 import type { Device } from '../../contract/api.ts'
 import type { Db } from '../db/client.ts'
 import { devicePairings, devices } from '../db/schema.ts'
@@ -58,5 +58,27 @@ export async function revokeDevice(db: Db, storeId: number, deviceId: number, no
     if (changed.length === 0) return false
     await tx.delete(devicePairings).where(eq(devicePairings.deviceId, deviceId))
     return true
+  })
+}
+
+/**
+ * Revokes every device of the store not revoked yet (`npm run admin -- revoke-device <store> all`), with
+ * their waiting pairing codes, in one transaction; returns their ids.
+ */
+export async function revokeAllDevices(db: Db, storeId: number, now: Date): Promise<number[]> {
+  return db.transaction(async (tx) => {
+    const changed = await tx
+      .update(devices)
+      .set({ revokedAt: now })
+      .where(and(eq(devices.storeId, storeId), isNull(devices.revokedAt)))
+      .returning({ id: devices.id })
+    const ids = changed.map((row) => row.id).sort((a, b) => a - b)
+    if (ids.length > 0)
+      await tx
+        .delete(devicePairings)
+        .where(
+          sql`${devicePairings.deviceId} in (select id from ${devices} where ${devices.storeId} = ${storeId} and ${devices.revokedAt} is not null)`,
+        )
+    return ids
   })
 }

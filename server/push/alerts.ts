@@ -3,7 +3,7 @@
 // `raiseAlert` records the alert with an insert that does nothing when its key (user, store, kind,
 // episode) exists: of several instances that compute the same alert, exactly one gets the row back,
 // and only that one pushes it. An alert due inside the user's quiet hours is held (in the list only).
-import { and, desc, eq, gt, inArray, isNull, or } from 'drizzle-orm'
+import { type AnyColumn, and, desc, eq, gt, isNull, or, type SQL, sql } from 'drizzle-orm'
 import type { Alert, AlertKind } from '../../contract/api.ts'
 import type { Db } from '../db/client.ts'
 import { alerts, memberships } from '../db/schema.ts'
@@ -16,6 +16,8 @@ const listed = 100
 export interface NewAlert {
   userId: number
   storeId: number | null
+  /** The stores a summary names (its storeId is null): listed and released only while the user sees them all. */
+  storeIds?: number[] | null
   kind: AlertKind
   episode: string
   title: string
@@ -53,12 +55,14 @@ export async function raiseAlert(
   return { id: row.id, report }
 }
 
-/** The user's alerts of the last 30 days, newest first (at most 100), of stores they still see. */
+/**
+ * The user's alerts of the last 30 days, newest first (at most 100), of stores they still see: an
+ * alert of one store while they are its member, a summary while they are a member of every store it
+ * names (decision 155).
+ */
 export async function alertsOf(db: Db, userId: number, now: Date): Promise<Alert[]> {
-  const stores = db
-    .select({ id: memberships.storeId })
-    .from(memberships)
-    .where(eq(memberships.userId, userId))
+  const member = (storeId: SQL | AnyColumn) =>
+    sql`exists (select 1 from ${memberships} m where m.user_id = ${userId} and m.store_id = ${storeId})`
   const rows = await db
     .select()
     .from(alerts)
@@ -66,7 +70,13 @@ export async function alertsOf(db: Db, userId: number, now: Date): Promise<Alert
       and(
         eq(alerts.userId, userId),
         gt(alerts.createdAt, new Date(now.getTime() - alertsKeptMs)),
-        or(isNull(alerts.storeId), inArray(alerts.storeId, stores)),
+        or(
+          and(
+            isNull(alerts.storeId),
+            sql`not exists (select 1 from unnest(${alerts.storeIds}) as s(id) where not ${member(sql`s.id`)})`,
+          ),
+          member(alerts.storeId),
+        ),
       ),
     )
     .orderBy(desc(alerts.createdAt), desc(alerts.id))

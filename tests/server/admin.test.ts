@@ -87,6 +87,58 @@ describe('npm run admin', () => {
     expect((await admin('list')).output).toContain('stores: -')
   })
 
+  it("lists a store's devices and revokes one or all of them (a device that never speaks counts as offline)", async () => {
+    await ownerWithStore()
+    await admin('add-store', '강남점')
+    const device = (storeId: number, name: string, paired: boolean) =>
+      current.app.db.execute(
+        sql`insert into devices (store_id, name, key_hash, paired_at) values (${storeId}, ${name},
+          ${paired ? `key-${name}` : null}, ${paired ? '2026-03-01T00:00:00Z' : null}::timestamptz)`,
+      )
+    await device(1, '세탁기 1', true)
+    await device(1, '세탁기 2', true)
+    await device(1, '건조기', false)
+    await device(2, '남의 단말기', true)
+    await current.app.db.execute(
+      sql`insert into device_pairings (code_hash, device_id, expires_at) values ('h', 3, now() + interval '10 minutes')`,
+    )
+    const listed = await admin('devices', '1')
+    expect(listed.code).toBe(0)
+    expect(listed.output.split('\n')).toEqual([
+      expect.stringMatching(
+        /^device 1 {2}세탁기 1 {2}paired 2026-03-01T00:00:00\.000Z {2}last seen - {2}active$/,
+      ),
+      expect.stringMatching(
+        /^device 2 {2}세탁기 2 {2}paired 2026-03-01T00:00:00\.000Z {2}last seen - {2}active$/,
+      ),
+      expect.stringMatching(/^device 3 {2}건조기 {2}not paired {2}last seen - {2}active$/),
+    ])
+    expect(await admin('revoke-device', '1', '2')).toEqual({ code: 0, output: 'store 1: device 2 revoked' })
+    // Another store's device is not found through this store.
+    await expect(admin('revoke-device', '1', '4')).rejects.toThrow('store 1 has no device 4')
+    expect(await admin('revoke-device', '1', 'all')).toEqual({
+      code: 0,
+      output: 'store 1: 2 device(s) revoked (device 1, device 3)',
+    })
+    expect((await admin('devices', '1')).output).toMatch(
+      /device 1 .* revoked 20\d\d-.*\n.*device 2 .* revoked/,
+    )
+    const rows = await queryRows<{ id: number; revoked: boolean }>(
+      current.app.db,
+      sql`select id, revoked_at is not null as revoked from devices order by id`,
+    )
+    expect(rows.map((row) => [Number(row.id), row.revoked])).toEqual([
+      [1, true],
+      [2, true],
+      [3, true],
+      [4, false],
+    ])
+    // The waiting pairing code went with its device.
+    expect(await queryRows(current.app.db, sql`select 1 from device_pairings`)).toEqual([])
+    await expect(admin('devices', 'x')).rejects.toThrow('not a store id: x')
+    await expect(admin('revoke-device', '1')).rejects.toThrow('revoke-device needs <storeId> <deviceId|all>')
+  })
+
   it('refuses a duplicate user, an unknown phone or store, and an unknown command', async () => {
     await admin('add-user', owner, '김사장')
     await expect(admin('add-user', owner, '또')).rejects.toThrow(/already registered/)

@@ -5,10 +5,10 @@
 import { sql } from 'drizzle-orm'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { caps, deviceAlerts, resumeText, summaryMessage } from '../../../server/alerts/rules.ts'
-import { revoke } from '../../../server/db/accounts.ts'
+import { grant, revoke } from '../../../server/db/accounts.ts'
 import { queryRows } from '../../../server/db/client.ts'
 import { inQuietHours } from '../../../server/push/settings.ts'
-import { pairedDevice, staffPhone } from '../devices/helpers.ts'
+import { ownerPhone, pairedDevice, staffPhone } from '../devices/helpers.ts'
 import { fakeTransport } from '../push/helpers.ts'
 import { bearer, sharedTestApp, testClock } from '../test-app.ts'
 import { alertRows, pushEnv, quietReadyStore, sale, subscribe } from './helpers.ts'
@@ -356,6 +356,55 @@ describe('morning summary', () => {
     await evaluate()
     expect(fake.sent).toHaveLength(1)
     // Not counted in the caps: the owner still gets the day's alerts.
+  })
+
+  /** The owner's second store, its history the same: a summary of two stores. */
+  async function secondStore() {
+    await current.app.db.execute(sql`insert into memberships (user_id, store_id, role)
+      select user_id, ${people.otherStoreId}, 'owner' from memberships where store_id = ${people.storeId} and role = 'owner'`)
+    await current.app.db.execute(sql`insert into usages (store_id, created_at, amount)
+      select ${people.otherStoreId}, created_at, amount from usages where store_id = ${people.storeId}`)
+  }
+  const summariesListed = async () =>
+    (await current.app.inject({ method: 'GET', url: '/api/v0/alerts', headers: bearer(people.owner) }))
+      .json()
+      .alerts.filter((alert: { kind: string }) => alert.kind === 'morningSummary')
+
+  it('is listed only while the user still sees every store it names', async () => {
+    await secondStore()
+    clock.set('2026-03-16T00:05:00.000Z')
+    expect((await evaluate()).summaries).toBe(2)
+    expect(await summariesListed()).toEqual([
+      expect.objectContaining({ title: '어제 매출 · 3월 15일 · 매장 2곳' }),
+    ])
+    await revoke(current.app.db, ownerPhone, people.otherStoreId)
+    expect(await summariesListed()).toEqual([])
+  })
+
+  it('held in quiet hours, is not pushed after the user lost one of its stores', async () => {
+    await secondStore()
+    await settings({ quietHours: { start: '08:00', end: '10:00' } })
+    await settings({ storeId: people.otherStoreId, quietHours: { start: '08:00', end: '10:00' } })
+    clock.set('2026-03-16T00:05:00.000Z')
+    await evaluate()
+    expect(
+      (await alertRows(current.app)).filter((row) => row.kind === 'morningSummary' && row.state === 'held'),
+    ).toHaveLength(1)
+    await revoke(current.app.db, ownerPhone, people.otherStoreId)
+    clock.set('2026-03-16T01:00:00.000Z') // 10:00 KST: quiet hours over
+    await evaluate()
+    // Only the owner is subscribed: the summary naming the lost store stays held, listed nowhere.
+    expect(pushed().filter((message) => message.title.startsWith('어제 매출'))).toEqual([])
+    expect(
+      (await alertRows(current.app)).filter((row) => row.kind === 'morningSummary' && row.state === 'held'),
+    ).toHaveLength(1)
+    // Given the store back, the user sees all it names again: it goes.
+    await grant(current.app.db, ownerPhone, people.otherStoreId, 'owner')
+    clock.advance(60_000)
+    await evaluate()
+    expect(pushed().filter((message) => message.title.startsWith('어제 매출'))).toEqual([
+      expect.objectContaining({ title: '어제 매출 · 3월 15일 · 매장 2곳' }),
+    ])
   })
 
   it('its text: more or fewer than usual, and a long list cut short', () => {
