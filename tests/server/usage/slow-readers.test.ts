@@ -130,7 +130,7 @@ describe('a client that does not read', () => {
   }, 60_000)
 
   it('holds one of its sign-in’s answers with each unread after=0 answer: beyond the bound, 429 in Korean', async () => {
-    const { app, owner, ask, changesUrl, queued } = await listening()
+    const { owner, ask, changesUrl, queued } = await listening()
     const unread = []
     for (let i = 0; i < heldPerSignIn; i++) {
       const answer = await ask(changesUrl('after=0'), bearer(owner.access))
