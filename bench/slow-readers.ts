@@ -26,7 +26,10 @@ const memory = async () => {
     await sleep(100)
   }
   const usage = process.memoryUsage()
-  return { rssMb: Math.round(usage.rss / 1e5) / 10, heapMb: Math.round((usage.heapUsed + usage.external) / 1e5) / 10 }
+  return {
+    rssMb: Math.round(usage.rss / 1e5) / 10,
+    heapMb: Math.round((usage.heapUsed + usage.external) / 1e5) / 10,
+  }
 }
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'laundry-slow-readers-'))
@@ -36,7 +39,8 @@ const config = readConfig({
   LOG_LEVEL: 'silent',
   JWT_SECRET: 'bench-secret-bench-secret-bench-secret-01',
 })
-const database = await openDatabase({ dataDir })
+// In memory, as the measurement ran (PGlite's own memory is in both figures alike).
+const database = await openDatabase({ pgliteDir: null })
 const app = await buildApp({ config, database, alertsEveryMs: 0 })
 try {
   const ownerId = await addUser(app.db, { phone: '01012345678', name: '김사장' })

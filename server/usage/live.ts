@@ -65,10 +65,16 @@ export interface LiveOptions {
 
 /**
  * The answers one sign-in may hold open at once on one instance (decisions 150 and 159): held calls and
- * streams, and the changes call's whole year (`after=0`), each until its connection has taken its last
+ * streams, and large changes answers (`countedAnswerBytes`), each until its connection has taken its last
  * byte or is gone.
  */
 export const heldPerSignIn = 8
+
+/**
+ * A changes answer without `wait` larger than this (the year as puts, `after=0`, of a year with records)
+ * counts against the bound too while its connection takes it (decision 159).
+ */
+export const countedAnswerBytes = 64 * 1024
 
 /** An answer being sent: `finished` tells when its last byte was taken or its connection went. */
 type OpenAnswer = Parameters<typeof finished>[0]
