@@ -3,6 +3,8 @@
 // of its own. Prints the answers' statuses and the process's RSS and heap before, while they are held
 // unread, and after their clients went away.
 //   node --import tsx bench/slow-readers.ts [records=80000] [answers=40]
+// Measured 2026-12-01 (2 shared cores, in-memory PGlite): before decisions 157–159 all 40 were 200 and
+// held +444 MB RSS (+257 MB heap and external); since, 8 are 200 and 32 are 429, +98 MB RSS (+84 MB).
 import { mkdtempSync, rmSync } from 'node:fs'
 import http from 'node:http'
 import { tmpdir } from 'node:os'
