@@ -39,7 +39,11 @@ import { type UsageCache, usageCache } from './usage/cache.ts'
 import { pruneChanges } from './usage/changes.ts'
 import { createLive, type Live } from './usage/live.ts'
 import { type StoresOverview, storesOverview } from './usage/overview.ts'
-import { streamHeartbeatMs as defaultHeartbeatMs } from './usage/stream.ts'
+import {
+  streamHeartbeatMs as defaultHeartbeatMs,
+  sendStallMs as defaultStallMs,
+  watchStalledOutput,
+} from './usage/stream.ts'
 import { buildValidator } from './validation.ts'
 import { web } from './web.ts'
 
@@ -58,6 +62,8 @@ export interface AppOptions {
   livePollMs?: number
   /** How often a streamed held call with nothing to say sends a comment (server/usage/stream.ts); tests shorten it. */
   streamHeartbeatMs?: number
+  /** How long an answer's output may stay queued with no byte leaving before its connection goes (server/usage/stream.ts); tests shorten it. */
+  sendStallMs?: number
   /** How pushes go out, given the VAPID keys; by default web-push (tests hand a fake or trust a local service). */
   pushTransport?: (keys: VapidKeys, subject: string) => PushTransport
   /** How often the alert rules are evaluated (server/alerts/rules.ts); 0: never by itself (tests call it). */
@@ -165,6 +171,7 @@ export async function buildApp({
   smsRetry,
   livePollMs,
   streamHeartbeatMs = defaultHeartbeatMs,
+  sendStallMs = defaultStallMs,
   pushTransport = (keys, subject) => webPushTransport({ keys, subject }),
   alertsEveryMs = 60_000,
 }: AppOptions) {
@@ -211,6 +218,11 @@ export async function buildApp({
       session.once('close', () => sessions.delete(session))
     })
   }
+
+  // A client that stops reading loses its connection after sendStallMs instead of pinning its answer (decision 158).
+  const stalled = watchStalledOutput(sendStallMs)
+  app.addHook('onRequest', async (_request, reply) => stalled.watch(reply.raw))
+  app.addHook('onClose', async () => stalled.close())
 
   const secret = jwtSecret(config)
   app.decorate('config', config)

@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ChangesAnswer, ChangesQuery, ErrorBody, UsageParams } from '../../contract/api.ts'
 import { ApiError, messages } from '../errors.ts'
 import { type ChangesRead, changesJson, readChanges } from '../usage/changes.ts'
+import { countedAnswerBytes } from '../usage/live.ts'
 import { streamAnswers, wantsStream } from '../usage/stream.ts'
 
 export const changesRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -21,7 +22,8 @@ export const changesRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Asked with `Accept: text/event-stream` and a `wait`, the answer is a stream (`text/event-stream`): each answer a held call would give is one event `data: <its JSON>`, ' +
           'sent as soon as the change commits, with a comment every 25 s when nothing else was sent; the server ends it when the sign-in ends, when the access token it was opened with expires, after a reset, and when it closes. ' +
           'The client then asks again with the last `rev`. Refusals (400, 401, 403) are the same JSON answers as without the stream. ' +
-          'One sign-in holds at most 8 calls and streams at once on a server: another is refused with 429 (Retry-After 5).',
+          'One sign-in holds at most 8 calls and streams at once on a server, each counted until its connection has taken its last byte (or is gone), and so does an answer of more than 64 kB (the year as puts): another is refused with 429 (Retry-After 5). ' +
+          'A stream whose client leaves more than 256 kB unsent is ended (the client asks again after its last `rev`).',
         params: UsageParams,
         querystring: ChangesQuery,
         response: { 200: ChangesAnswer, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
@@ -35,7 +37,10 @@ export const changesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { year, wait = 0 } = request.query
       let { after } = request.query
       const deadline = Date.now() + wait * 1000
-      if (wait > 0 && app.live.isFull(request.signInId)) throw new ApiError(429, messages.tooManyHeld, 5)
+      // Held calls and streams count against the sign-in's bound until their connection has taken them
+      // (decision 159); so does a large answer (below).
+      if (wait > 0 && !app.live.occupy(request.signInId, reply.raw))
+        throw new ApiError(429, messages.tooManyHeld, 5)
       // Held before the first read, so a commit between the read and the wait still wakes the call.
       const waiter = wait > 0 ? app.live.hold(id, year, request.signInId) : null
       const disconnected = () => waiter?.release()
@@ -81,11 +86,15 @@ export const changesRoutes: FastifyPluginAsyncTypebox = async (app) => {
           read = await readChanges(app.db, request.userId, id, year, after)
         }
         // Built as text (the changes come from the database as JSON); Fastify sends a string as it is.
+        const body = changesJson(read)
+        // The year as puts (after=0) of a year with records, built for each call: counted while it is sent.
+        if (!waiter && body.length > countedAnswerBytes && !app.live.occupy(request.signInId, reply.raw))
+          throw new ApiError(429, messages.tooManyHeld, 5)
         return reply
           .header('cache-control', 'no-store')
           .header('x-content-type-options', 'nosniff')
           .type('application/json')
-          .send(changesJson(read) as unknown as ChangesAnswer)
+          .send(body as unknown as ChangesAnswer)
       } finally {
         if (waiter) {
           reply.raw.off('close', disconnected)

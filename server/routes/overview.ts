@@ -27,7 +27,8 @@ export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Asked with `Accept: text/event-stream` and a `wait`, the answer is a stream (`text/event-stream`): each changed overview is one event `data: <its JSON>` ' +
           '(the figures are read again after each change and every 25 s; unchanged, a comment is sent instead); the server ends it when the sign-in ends, when the access token it was opened with expires, and when it closes. ' +
           'With `stores=changed`, each event after the first carries only the stores whose figures changed, with `after`, the `rev` of the event before. ' +
-          'One sign-in holds at most 8 calls and streams at once on a server: another is refused with 429 (Retry-After 5).',
+          'One sign-in holds at most 8 calls and streams at once on a server, each counted until its connection has taken its last byte (or is gone): another is refused with 429 (Retry-After 5). ' +
+          'A stream whose client leaves more than 256 kB unsent is ended (the client asks again with its `rev`).',
         querystring: StoresOverviewQuery,
         response: {
           200: StoresOverviewReply,
@@ -46,7 +47,9 @@ export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
       let { answer, years, shown } = await app.storesOverview.read(request.userId, app.now())
       if (after === undefined) return answer
       reply.header('cache-control', 'no-store')
-      if (wait > 0 && app.live.isFull(request.signInId)) throw new ApiError(429, messages.tooManyHeld, 5)
+      // Counted until the connection has taken the answer, not only while it waits (decision 159).
+      if (wait > 0 && !app.live.occupy(request.signInId, reply.raw))
+        throw new ApiError(429, messages.tooManyHeld, 5)
       const unchanged = () => ({ at: answer.at, rev: answer.rev, unchanged: true as const })
       if (wait > 0 && wantsStream(request.headers.accept)) {
         // The stream (decision 133): each new overview an event; the clock is read again at each comment's turn.

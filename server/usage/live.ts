@@ -7,6 +7,7 @@
 // and listens again after any loss. PGlite: its own listen(). A safety poll re-reads, every `pollMs`,
 // the revisions of the store-years that have held calls and the state of their sign-ins, and pings the
 // listening connection: a lost notification costs at most that long.
+import { finished } from 'node:stream'
 import type { PGlite } from '@electric-sql/pglite'
 import { sql } from 'drizzle-orm'
 import pg from 'pg'
@@ -62,8 +63,21 @@ export interface LiveOptions {
   pollMs?: number
 }
 
-/** The calls (or streams) one sign-in may hold at once on one instance (decision 150). */
+/**
+ * The answers one sign-in may hold open at once on one instance (decisions 150 and 159): held calls and
+ * streams, and large changes answers (`countedAnswerBytes`), each until its connection has taken its last
+ * byte or is gone.
+ */
 export const heldPerSignIn = 8
+
+/**
+ * A changes answer without `wait` larger than this (the year as puts, `after=0`, of a year with records)
+ * counts against the bound too while its connection takes it (decision 159).
+ */
+export const countedAnswerBytes = 64 * 1024
+
+/** An answer being sent: `finished` tells when its last byte was taken or its connection went. */
+type OpenAnswer = Parameters<typeof finished>[0]
 
 export function createLive({
   database,
@@ -74,6 +88,8 @@ export function createLive({
 }: LiveOptions) {
   const byKey = new Map<string, Set<Entry>>()
   const bySignIn = new Map<string, Set<Entry>>()
+  /** The answers each sign-in holds open (`occupy`): counted apart from the waiters, which end sooner. */
+  const open = new Map<string, number>()
   let closed = false
   const stats = { held: 0, notifications: 0, polls: 0, listens: 0 }
 
@@ -343,7 +359,33 @@ export function createLive({
      * one trying to make every sale cost this server a read per call.
      */
     isFull(signInId: string) {
-      return (bySignIn.get(signInId)?.size ?? 0) >= heldPerSignIn
+      return (open.get(signInId) ?? 0) >= heldPerSignIn
+    },
+
+    /**
+     * Counts `answer` against its sign-in's bound until its last byte was taken or its connection is
+     * gone, not only while it waits: a stream ended (token expired, too far behind) or a whole year
+     * still unread by a client that does not read keeps its bytes queued here. False, counting
+     * nothing, when the sign-in already holds as many as it may.
+     */
+    occupy(signInId: string, answer: OpenAnswer) {
+      const count = open.get(signInId) ?? 0
+      if (count >= heldPerSignIn) return false
+      open.set(signInId, count + 1)
+      let counted = true
+      finished(answer, () => {
+        if (!counted) return
+        counted = false
+        const left = (open.get(signInId) ?? 1) - 1
+        if (left > 0) open.set(signInId, left)
+        else open.delete(signInId)
+      })
+      return true
+    },
+
+    /** The answers a sign-in holds open on this instance (`occupy`). */
+    occupied(signInId: string) {
+      return open.get(signInId) ?? 0
     },
 
     /** Starts listening: PGlite's listen(), or the dedicated PostgreSQL connection. */

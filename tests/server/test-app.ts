@@ -97,6 +97,8 @@ export interface TestAppOptions {
   livePollMs?: number
   /** How often a streamed held call with nothing to say sends a comment. */
   streamHeartbeatMs?: number
+  /** How long an answer's output may stay queued with no byte leaving before its connection goes. */
+  sendStallMs?: number
   /** How pushes go out (a fake transport, or web-push trusting a local push service). */
   pushTransport?: AppOptions['pushTransport']
 }
@@ -131,6 +133,7 @@ export async function createTestApp({
   sameDatabaseAs,
   livePollMs,
   streamHeartbeatMs,
+  sendStallMs,
   pushTransport,
 }: TestAppOptions = {}) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'laundry-test-'))
@@ -152,6 +155,7 @@ export async function createTestApp({
     smsRetry,
     livePollMs,
     streamHeartbeatMs,
+    sendStallMs,
     pushTransport,
     // Tests evaluate the alert rules themselves, at their clock's instants.
     alertsEveryMs: 0,
