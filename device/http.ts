@@ -1,5 +1,6 @@
 // The device's three calls (docs/operations.md, "Devices"), and what each answer means for it: done,
 // try again later (network errors, timeouts, 409, 429 and 5xx), or stop and tell someone (any other 4xx).
+// The sales and heartbeat answers tell the server database's generation (queue.ts, observeGeneration).
 import type { Rejected } from './queue.ts'
 
 export interface SalesAnswer {
@@ -7,7 +8,12 @@ export interface SalesAnswer {
   duplicates: number
   rejected: Rejected[]
   serverTime: string
+  /** The server database's generation (absent from older servers). */
+  generation?: string
 }
+
+/** The heartbeat's answer header with the database's generation (contract/api.ts, generationHeader). */
+const generationHeader = 'database-generation'
 
 export interface PairAnswer {
   deviceId: number
@@ -109,6 +115,7 @@ export class DeviceApi {
       { body: JSON.stringify({ pending, sentAt }), headers: { authorization: `Bearer ${key}` } },
       async (response) => {
         await response.arrayBuffer()
+        return { generation: response.headers.get(generationHeader) ?? undefined }
       },
     )
   }

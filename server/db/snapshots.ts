@@ -28,6 +28,7 @@ import {
   stamp,
 } from './data-names.ts'
 import { commandSharedBuffers, DatabaseDamagedError, startEmbedded } from './embedded.ts'
+import { inUseMarker, newGenerationSql } from './generation.ts'
 import { lockDirectory } from './lock.ts'
 
 export interface Snapshot {
@@ -63,7 +64,7 @@ async function fsyncPath(target: string) {
 }
 
 /** Fsyncs every file and folder under `dir` (PGlite itself never does). */
-async function fsyncTree(dir: string) {
+export async function fsyncTree(dir: string) {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name)
     if (entry.isDirectory()) await fsyncTree(full)
@@ -280,6 +281,8 @@ export async function restoreSnapshot(file: string, pgliteDir: string, now = new
       client = (await startEmbedded({ dataDir: restoring, sharedBuffers: commandSharedBuffers })).client
       // Sign-ins ended after the snapshot was taken (logouts, revocations) would live again: end them all.
       await client.query('update sign_ins set revoked_at = now() where revoked_at is null')
+      // What the database acknowledged after the snapshot is gone: the devices send theirs again.
+      await client.exec(newGenerationSql('restore'))
     } catch (error) {
       await client?.close().catch(() => {})
       await rm(restoring, { recursive: true, force: true, maxRetries: 5 })
@@ -291,6 +294,8 @@ export async function restoreSnapshot(file: string, pgliteDir: string, now = new
     const keptAside = existsSync(pgliteDir) ? `${keptAsidePrefix(pgliteDir)}${stamp(now)}` : null
     if (keptAside) await rename(pgliteDir, keptAside)
     await rename(restoring, pgliteDir)
+    // The replaced database's mark of an unclean close is not the restored one's (it has a new generation).
+    await rm(inUseMarker(pgliteDir), { force: true })
     await fsyncPath(path.dirname(pgliteDir))
     return { keptAside }
   } finally {
