@@ -176,7 +176,11 @@ describe('acknowledged sales', () => {
     const bytes = Buffer.byteLength(JSON.stringify(sale(100)))
     const { open } = clocked(dir, { keptBytes: 50 * bytes, compactBytes: 8 * 1024 })
     const queue = open()
-    for (let n = 100; n < 400; n += 10) deliver(queue, Array.from({ length: 10 }, (_, i) => sale(n + i)))
+    for (let n = 100; n < 400; n += 10)
+      deliver(
+        queue,
+        Array.from({ length: 10 }, (_, i) => sale(n + i)),
+      )
     // The newest 50 of the 300 delivered.
     expect(queue.kept.map((s) => s.id)).toEqual(Array.from({ length: 50 }, (_, i) => `s${350 + i}`))
     // Compacted on the way: the journal holds about the kept sales and the delivered ids, not 300 sales twice.
