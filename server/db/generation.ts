@@ -8,7 +8,8 @@
 import { closeSync, existsSync, fsyncSync, openSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { sql } from 'drizzle-orm'
-import { type Db, queryRows } from './client.ts'
+import type { Db } from './client.ts'
+import { inUseMarkerName } from './data-names.ts'
 
 /** The statement that starts a new generation; `reason` is a literal of ours, never user input. */
 export const newGenerationSql = (reason: string) =>
@@ -18,7 +19,11 @@ export const newGenerationSql = (reason: string) =>
 export const generationSubquery = sql`(select generation from database_generation where id = 1)`
 
 export async function currentGeneration(db: Db): Promise<string> {
-  const [row] = await queryRows<{ generation: string }>(db, sql`select ${generationSubquery} as generation`)
+  // Not client.ts's queryRows: client.ts imports this module.
+  const result = (await db.execute(sql`select ${generationSubquery} as generation`)) as unknown as {
+    rows: { generation: string }[]
+  }
+  const [row] = result.rows
   if (!row?.generation) throw new Error('the database has no generation (migration 0009 missing?)')
   return row.generation
 }
@@ -28,7 +33,7 @@ export async function currentGeneration(db: Db): Promise<string> {
  * when it closes cleanly, after its files were synced. Found at an open, it says the last holder did not
  * close it cleanly: a power cut or an OS crash may have kept only part of its writes.
  */
-export const inUseMarker = (pgliteDir: string) => `${pgliteDir}.in-use`
+export const inUseMarker = inUseMarkerName
 
 function syncPath(target: string) {
   const fd = openSync(target, 'r')
