@@ -63,14 +63,20 @@ async function fsyncPath(target: string) {
   }
 }
 
-/** Fsyncs every file and folder under `dir` (PGlite itself never does). */
+/** Fsyncs every file and folder under `dir` (PGlite itself never does), 32 at a time. */
 export async function fsyncTree(dir: string) {
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name)
-    if (entry.isDirectory()) await fsyncTree(full)
-    else if (entry.isFile()) await fsyncPath(full)
+  const paths: string[] = []
+  const walk = async (folder: string) => {
+    for (const entry of await readdir(folder, { withFileTypes: true })) {
+      const full = path.join(folder, entry.name)
+      if (entry.isDirectory()) await walk(full)
+      else if (entry.isFile()) paths.push(full)
+    }
+    paths.push(folder)
   }
-  await fsyncPath(dir)
+  await walk(dir)
+  for (let start = 0; start < paths.length; start += 32)
+    await Promise.all(paths.slice(start, start + 32).map(fsyncPath))
 }
 
 export interface SnapshotResult {
