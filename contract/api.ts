@@ -222,6 +222,15 @@ export const SalesAnswer = Type.Object({
   rejected: Type.Array(RejectedSale),
   /** The server's clock when it took the batch (ISO 8601 in UTC). */
   serverTime: Type.String(),
+  /**
+   * The database's generation: it changes when the database may have lost sales it acknowledged (a
+   * restore, an unclean start of the embedded database). A device that sees it change sends again what
+   * it was acknowledged in the last 7 days; sales already stored count as duplicates.
+   */
+  generation: Type.String({
+    description:
+      "The database's generation (an opaque token). When it differs from the last one the device saw, the database may have lost acknowledged sales: send again those acknowledged in the last 7 days (stored ones count as duplicates).",
+  }),
 })
 export type SalesAnswer = Static<typeof SalesAnswer>
 
@@ -231,6 +240,9 @@ export const HeartbeatRequest = Type.Object({
   sentAt: Type.Optional(Type.String({ maxLength: 40 })),
 })
 export type HeartbeatRequest = Static<typeof HeartbeatRequest>
+
+/** The heartbeat's answer header carrying the database's generation (as `generation` in SalesAnswer). */
+export const generationHeader = 'database-generation'
 
 /** The Idempotency-Key of a batch: 1 to 255 visible ASCII characters. */
 export const idempotencyKeyPattern = '^[\\x21-\\x7e]{1,255}$'

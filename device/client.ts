@@ -6,6 +6,8 @@
 // (stored, already there, or rejected). Every minute it tells the server how many
 // sales it still holds (heartbeat). Killed at any point and started again it loses nothing and sends
 // nothing twice under another key; resending the same batch is safe (the server answers it again).
+// Acknowledged sales are kept 7 days (1 MiB at most): when an answer tells a new generation of the
+// server's database (it may have lost some: a restore, a power cut), they are sent again (queue.ts).
 import {
   accountsFor,
   backoffMs,
@@ -36,6 +38,10 @@ export interface DeviceOptions {
   compactBytes?: number
   /** Pair over plain http with another machine (refused otherwise: `isPlainHttpElsewhere`). */
   allowHttp?: boolean
+  /** How long acknowledged sales are kept to be sent again (7 days by default). */
+  keptMs?: number
+  /** How many bytes of acknowledged sales are kept (1 MiB by default). */
+  keptBytes?: number
 }
 
 export class PairingError extends Error {}
@@ -76,6 +82,9 @@ export class Device {
   private refused: Stopped['refused']
   private readonly idleWaiters: (() => void)[] = []
   private beating: Promise<void> | undefined
+  /** Calls made so far, and the call whose answer last moved the generation. */
+  private calls = 0
+  private movedBy = 0
 
   constructor(
     readonly dir: string,
@@ -84,7 +93,13 @@ export class Device {
     const identity = readIdentity(dir)
     if (!identity) throw new PairingError(`not paired: no key in ${dir} (pair first)`)
     this.identity = identity
-    this.queue = DurableQueue.open(dir, options.compactBytes ? { compactBytes: options.compactBytes } : {})
+    const now = options.now
+    this.queue = DurableQueue.open(dir, {
+      ...(options.compactBytes ? { compactBytes: options.compactBytes } : {}),
+      ...(options.keptMs === undefined ? {} : { keptMs: options.keptMs }),
+      ...(options.keptBytes === undefined ? {} : { keptBytes: options.keptBytes }),
+      ...(now ? { now: () => now().getTime() } : {}),
+    })
     this.api = new DeviceApi(options.server ?? identity.server, options)
   }
 
@@ -141,12 +156,30 @@ export class Device {
     this.stop()
   }
 
+  /**
+   * The generation told in the answer to call `call`. One that moved sends the kept sales again
+   * (queue.ts); an answer to a call made before the last move is older news and is not heeded.
+   */
+  private observe(generation: string | undefined, call: number) {
+    if (generation === undefined || call < this.movedBy) return
+    const before = this.queue.generation
+    const resent = this.queue.observeGeneration(generation)
+    if (before === undefined || before === generation) return
+    this.movedBy = call
+    this.log(
+      `the server's database changed generation (${before} -> ${generation}): sending again ${resent} sale(s) it acknowledged`,
+    )
+    if (resent > 0) this.wake?.()
+  }
+
   private async beat() {
     if (this.stopped) return
     const now = this.options.now ?? (() => new Date())
+    const call = ++this.calls
     const outcome = await this.api.heartbeat(this.identity.key, this.queue.length, now().toISOString())
     if (outcome.kind === 'stop') this.refuse('heartbeat', outcome.status, outcome.message)
     else if (outcome.kind === 'retry') this.log(`heartbeat failed: ${outcome.reason}`)
+    else if (!this.stopped) this.observe(outcome.value.generation, call)
   }
 
   /** Waits `ms`, or less if woken (a new sale, or stop()). */
@@ -177,6 +210,7 @@ export class Device {
         await this.pause(Number.POSITIVE_INFINITY, true)
         continue
       }
+      const call = ++this.calls
       const outcome = await this.api.sendSales(
         this.identity.key,
         batch.key,
@@ -192,7 +226,9 @@ export class Device {
         )
         await this.pause(wait, false)
       } else if (outcome.kind === 'ok') {
-        const { accepted, duplicates, rejected } = outcome.value
+        const { accepted, duplicates, rejected, generation } = outcome.value
+        // Before the batch is acknowledged: its sales are in the generation that answered.
+        this.observe(generation, call)
         this.queue.ack(batch.key, rejected)
         attempt = 0
         this.log(

@@ -1,6 +1,7 @@
 // The device's three calls (docs/operations.md, "Devices"), and what each answer means for it: done,
 // try again later (network errors, timeouts, 409, 429 and 5xx, and a 2xx that is not the call's answer),
-// or stop and tell someone (any other 4xx).
+// or stop and tell someone (any other 4xx). The sales and heartbeat answers tell the server database's
+// generation (queue.ts, observeGeneration).
 import type { Rejected } from './queue.ts'
 
 export interface SalesAnswer {
@@ -8,7 +9,12 @@ export interface SalesAnswer {
   duplicates: number
   rejected: Rejected[]
   serverTime: string
+  /** The server database's generation (absent from older servers). */
+  generation?: string
 }
+
+/** The heartbeat's answer header with the database's generation (contract/api.ts, generationHeader). */
+const generationHeader = 'database-generation'
 
 export interface PairAnswer {
   deviceId: number
@@ -58,7 +64,8 @@ async function readSalesAnswer(response: Response): Promise<SalesAnswer> {
     !Array.isArray(body.rejected) ||
     !body.rejected.every(
       (entry) => isObject(entry) && typeof entry.id === 'string' && typeof entry.message === 'string',
-    )
+    ) ||
+    (body.generation !== undefined && typeof body.generation !== 'string')
   )
     throw new Error('not a sales answer')
   return body as unknown as SalesAnswer
@@ -177,6 +184,7 @@ export class DeviceApi {
       { body: JSON.stringify({ pending, sentAt }), headers: { authorization: `Bearer ${key}` } },
       async (response) => {
         await response.arrayBuffer()
+        return { generation: response.headers.get(generationHeader) ?? undefined }
       },
     )
   }

@@ -95,7 +95,9 @@ async function main(argv: string[]) {
     const device = new Device(dir)
     console.log(
       `device ${identity.deviceId} of store ${identity.storeId} at ${identity.server}, paired ${identity.pairedAt}; ` +
-        `${device.queue.length} sale(s) queued${device.queue.inFlight ? ', a batch in flight' : ''}`,
+        `${device.queue.length} sale(s) queued${device.queue.inFlight ? ', a batch in flight' : ''}; ` +
+        `${device.queue.kept.length} acknowledged sale(s) kept to send again if the server loses them` +
+        (device.queue.generation ? ` (its database's generation ${device.queue.generation})` : ''),
     )
     device.close()
     return 0

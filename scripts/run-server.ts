@@ -12,6 +12,8 @@ export interface RunningServer {
   /** The code in the first console SMS to `phone` printed after `since` (a length of output()). */
   smsCode(phone: string, since: number): Promise<string>
   stop(): Promise<void>
+  /** SIGKILL: no shutdown, no last snapshot (a crash). */
+  kill(): Promise<void>
 }
 
 export async function runServer({
@@ -85,6 +87,11 @@ export async function runServer({
     },
     async stop() {
       server.kill('SIGTERM')
+      await exited
+      log.end()
+    },
+    async kill() {
+      server.kill('SIGKILL')
       await exited
       log.end()
     },

@@ -14,10 +14,11 @@ import pg from 'pg'
 import { ownerOnly } from '../files.ts'
 import { embeddedFolderName } from './data-names.ts'
 import { commandSharedBuffers, DatabaseDamagedError, startEmbedded } from './embedded.ts'
+import { leftUnclean, markClosed, markInUse, newGenerationSql } from './generation.ts'
 import { DatabaseInUseError, lockWaiting } from './lock.ts'
 import { migrationsFolder } from './migrate.ts'
 import * as schema from './schema.ts'
-import { refuseInterruptedRestore, restoreAdvice } from './snapshots.ts'
+import { fsyncTree, refuseInterruptedRestore, restoreAdvice } from './snapshots.ts'
 import { type Watchdog, watchDatabase } from './watchdog.ts'
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>
@@ -131,8 +132,15 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
       sharedBuffers: target.sharedBuffers,
     })
     client = started.client
+    const { pgliteDir } = target
     // PGlite writes the files of a new database world-writable; they hold a business's records.
-    if (target.pgliteDir) ownerOnly(target.pgliteDir)
+    if (pgliteDir) ownerOnly(pgliteDir)
+    // Not closed cleanly last time: writes it acknowledged may be lost, so the devices resend theirs
+    // (generation.ts). Decided before anything is answered.
+    if (pgliteDir && !target.loadDataDir) {
+      if (leftUnclean(pgliteDir)) await client.exec(newGenerationSql('unclean start'))
+      markInUse(pgliteDir)
+    }
     const opened = client
     let watchdog: Watchdog | null = null
     const watchStalls = (ms: number) => {
@@ -142,6 +150,11 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     const close = async () => {
       await opened.close()
       await watchdog?.stop()
+      // PGlite never syncs: its files reach the disk here, before the close counts as clean.
+      if (pgliteDir && !target.loadDataDir) {
+        await fsyncTree(pgliteDir)
+        markClosed(pgliteDir)
+      }
       unlock()
     }
     return { db: started.db, kind: 'pglite', pglite: client, watchStalls, close }

@@ -18,6 +18,9 @@ export const restoringFolder = (embeddedDir: string) => `${embeddedDir}.restorin
 /** The name a restore keeps the database it replaces under, beside it (never deleted), but for the time. */
 export const keptAsidePrefix = (embeddedDir: string) => `${embeddedDir}.before-restore-`
 
+/** The mark of an embedded database in use, beside it (generation.ts): still there, it was not closed cleanly. */
+export const inUseMarkerName = (embeddedDir: string) => `${embeddedDir}.in-use`
+
 /** A time as the names of snapshots and of folders kept aside carry it: 20261123T054800000Z. */
 export const stamp = (date: Date) => date.toISOString().replace(/[-:.]/g, '')
 

@@ -455,3 +455,22 @@ export const alerts = pgTable(
     index('alerts_user_created').on(table.userId, table.createdAt),
   ],
 )
+
+/**
+ * The database's generation (one row): a random token that changes whenever the database may have lost
+ * acknowledged writes: a snapshot restored, an embedded database started after its holder did not end
+ * cleanly (a power cut, an OS crash, a kill), or, on PostgreSQL, set by hand after a restore from a backup.
+ * The devices are told it with every answer; one that sees it change sends again what it was
+ * acknowledged recently (server/db/generation.ts, device/queue.ts).
+ */
+export const databaseGeneration = pgTable(
+  'database_generation',
+  {
+    id: integer('id').primaryKey().default(1),
+    generation: text('generation').notNull(),
+    /** Why it last changed: `created`, `restore`, `unclean start`, or what an operator wrote. */
+    reason: text('reason').notNull(),
+    changedAt: timestamp('changed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [check('database_generation_one_row', sql`${table.id} = 1`)],
+)

@@ -28,6 +28,7 @@ import {
   stamp,
 } from './data-names.ts'
 import { commandSharedBuffers, DatabaseDamagedError, startEmbedded } from './embedded.ts'
+import { inUseMarker, newGenerationSql } from './generation.ts'
 import { lockDirectory } from './lock.ts'
 
 export interface Snapshot {
@@ -62,14 +63,20 @@ async function fsyncPath(target: string) {
   }
 }
 
-/** Fsyncs every file and folder under `dir` (PGlite itself never does). */
-async function fsyncTree(dir: string) {
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name)
-    if (entry.isDirectory()) await fsyncTree(full)
-    else if (entry.isFile()) await fsyncPath(full)
+/** Fsyncs every file and folder under `dir` (PGlite itself never does), 32 at a time. */
+export async function fsyncTree(dir: string) {
+  const paths: string[] = []
+  const walk = async (folder: string) => {
+    for (const entry of await readdir(folder, { withFileTypes: true })) {
+      const full = path.join(folder, entry.name)
+      if (entry.isDirectory()) await walk(full)
+      else if (entry.isFile()) paths.push(full)
+    }
+    paths.push(folder)
   }
-  await fsyncPath(dir)
+  await walk(dir)
+  for (let start = 0; start < paths.length; start += 32)
+    await Promise.all(paths.slice(start, start + 32).map(fsyncPath))
 }
 
 export interface SnapshotResult {
@@ -280,9 +287,9 @@ export async function restoreSnapshot(file: string, pgliteDir: string, now = new
       client = (await startEmbedded({ dataDir: restoring, sharedBuffers: commandSharedBuffers })).client
       // Sign-ins ended after the snapshot was taken (logouts, revocations) would live again: end them all.
       await client.query('update sign_ins set revoked_at = now() where revoked_at is null')
-      // Revisions handed out after the snapshot was taken would come again: every year moves to a new
-      // epoch above them, and every revision a client or server kept is told to reset (migration 0009).
-      await client.query('select usage_restart_revisions()')
+      // What the database acknowledged after the snapshot is gone, and the revisions it handed out would
+      // come again: the devices send their sales again, every revision kept is told to reset.
+      await client.query(newGenerationSql('restore'))
     } catch (error) {
       await client?.close().catch(() => {})
       await rm(restoring, { recursive: true, force: true, maxRetries: 5 })
@@ -294,6 +301,8 @@ export async function restoreSnapshot(file: string, pgliteDir: string, now = new
     const keptAside = existsSync(pgliteDir) ? `${keptAsidePrefix(pgliteDir)}${stamp(now)}` : null
     if (keptAside) await rename(pgliteDir, keptAside)
     await rename(restoring, pgliteDir)
+    // The replaced database's mark of an unclean close is not the restored one's (it has a new generation).
+    await rm(inUseMarker(pgliteDir), { force: true })
     await fsyncPath(path.dirname(pgliteDir))
     return { keptAside }
   } finally {

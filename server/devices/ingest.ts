@@ -20,6 +20,7 @@ import { createHash } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import type { SalesAnswer } from '../../contract/api.ts'
 import { type Db, queryRows } from '../db/client.ts'
+import { currentGeneration, generationSubquery } from '../db/generation.ts'
 import { deviceBatches } from '../db/schema.ts'
 import { type GoodSale, type Rejected, saleMessages } from './sales.ts'
 
@@ -80,7 +81,9 @@ async function ingestOnce(db: Db, { device, key, sales, good, rejected, repeated
     )
     if (prior) {
       if (prior.body_hash !== hash) return { kind: 'other-body' }
-      return { kind: 'answer', answer: JSON.parse(prior.answer) as SalesAnswer, replayed: true }
+      // The generation as it is now (an answer stored before the field, or before a restore, has another).
+      const answer = { ...(JSON.parse(prior.answer) as SalesAnswer), generation: await currentGeneration(tx) }
+      return { kind: 'answer', answer, replayed: true }
     }
 
     const years = [...new Set(good.map((sale) => Number(sale.createdAt.slice(0, 4))))].sort()
@@ -135,21 +138,22 @@ async function ingestOnce(db: Db, { device, key, sales, good, rejected, repeated
       }
     }
 
-    const live = await queryRows<{ id: number }>(
+    const [live] = await queryRows<{ id: number; generation: string }>(
       tx,
       sql`update devices set
             skew_ms = coalesce(${skewMs}::bigint, skew_ms),
             last_sale_at = greatest(last_sale_at, ${lastSaleAt}::timestamptz)
           where id = ${device.id} and revoked_at is null
-          returning id`,
+          returning id, ${generationSubquery} as generation`,
     )
-    if (live.length === 0) throw new Revoked()
+    if (!live) throw new Revoked()
 
     const answer: SalesAnswer = {
       accepted,
       duplicates,
       rejected: rejectedNow,
       serverTime: now.toISOString(),
+      generation: live.generation,
     }
     await tx.insert(deviceBatches).values({
       deviceId: device.id,

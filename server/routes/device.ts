@@ -6,6 +6,7 @@ import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { Type } from 'typebox'
 import {
   ErrorBody,
+  generationHeader,
   HeartbeatRequest,
   idempotencyKeyPattern,
   PairAnswer,
@@ -160,20 +161,30 @@ export const deviceKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'The device is alive: the sales waiting in its queue (and its clock, for the skew)',
         body: HeartbeatRequest,
-        response: { 204: Type.Null() },
+        response: {
+          204: {
+            ...Type.Null(),
+            description: "Recorded; the database's generation in the Database-Generation header",
+            headers: {
+              [generationHeader]: {
+                type: 'string',
+                description:
+                  "The database's generation, as `generation` in a sales answer: when it differs from the last one the device saw, send again the sales acknowledged in the last 7 days.",
+              },
+            },
+          },
+        },
       },
     },
     async (request, reply) => {
       const skewMs = skewOf(request.body.sentAt, app.now())
-      if (
-        !(await recordHeartbeat(app.db, {
-          deviceId: request.device.id,
-          pending: request.body.pending,
-          skewMs,
-        }))
-      )
-        throw new ApiError(401, messages.deviceKey)
-      return reply.code(204).send(null)
+      const recorded = await recordHeartbeat(app.db, {
+        deviceId: request.device.id,
+        pending: request.body.pending,
+        skewMs,
+      })
+      if (!recorded) throw new ApiError(401, messages.deviceKey)
+      return reply.code(204).header(generationHeader, recorded.generation).send(null)
     },
   )
 }

@@ -38,6 +38,12 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
 const ok = (n: number) =>
   json(200, { accepted: n, duplicates: 0, rejected: [], serverTime: new Date().toISOString() })
+async function until(condition: () => boolean, ms = 5_000) {
+  for (const deadline = Date.now() + ms; !condition(); ) {
+    if (Date.now() > deadline) throw new Error('not in time')
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+}
 const salesCalls = (calls: { url: string; init: RequestInit }[]) =>
   calls.filter((call) => call.url.endsWith('/device/sales'))
 
@@ -92,6 +98,47 @@ describe('the device', () => {
     expect(stopped).toEqual({ refused: { status, message, call: 'sales' } })
     expect(salesCalls(calls)).toHaveLength(1)
     expect(device.queue.length).toBe(1)
+    device.close()
+  })
+
+  test("a new generation in a heartbeat sends the acknowledged sales again; an older call's answer is not heeded", async () => {
+    let generation = 'g1'
+    let heartbeats = 0
+    let lateAnswer: (() => void) | undefined
+    const { device, calls } = deviceWith(({ url, init }) => {
+      if (url.endsWith('/heartbeat')) {
+        heartbeats++
+        const answer = new Response(null, { status: 204, headers: { 'database-generation': generation } })
+        // The third heartbeat's answer comes late, telling the generation of when it was sent.
+        if (heartbeats === 3) return new Promise<Response>((resolve) => (lateAnswer = () => resolve(answer)))
+        return answer
+      }
+      const sales = (JSON.parse(String(init.body)) as { sales: Sale[] }).sales
+      return json(200, { accepted: sales.length, duplicates: 0, rejected: [], serverTime: '', generation })
+    })
+    const beat = () => (device as unknown as { beat(): Promise<void> }).beat()
+    device.take([sale(1), sale(2)])
+    const running = device.start()
+    await device.idle()
+    expect(device.queue.kept.map((s) => s.id)).toEqual(['s1', 's2'])
+    expect(device.queue.generation).toBe('g1')
+    await beat()
+    const late = beat()
+    generation = 'g2'
+    await beat()
+    // The new generation: both sent again, in a batch of their own.
+    await until(() => salesCalls(calls).length === 2)
+    await device.idle()
+    const resent = JSON.parse(String(salesCalls(calls)[1]?.init.body)) as { sales: Sale[] }
+    expect(resent.sales.map((s) => s.id)).toEqual(['s1', 's2'])
+    // The late answer says g1, but its call was made before the move to g2: nothing happens.
+    lateAnswer?.()
+    await late
+    expect(device.queue.generation).toBe('g2')
+    expect(device.queue.length).toBe(0)
+    device.stop()
+    await running
+    expect(salesCalls(calls)).toHaveLength(2)
     device.close()
   })
 

@@ -105,7 +105,8 @@ describe('the durable queue', () => {
 
   test('compaction keeps the queued sales, the batch in flight and the delivered ids, and shrinks the file', () => {
     const dir = freshDir()
-    const queue = DurableQueue.open(dir, { compactBytes: 4096 })
+    // Nothing acknowledged kept here (the test below keeps it): only the delivered ids remain of those.
+    const queue = DurableQueue.open(dir, { compactBytes: 4096, keptBytes: 0 })
     for (let n = 0; n < 100; n++) {
       queue.add([sale(n)])
       const batch = queue.nextBatch()
@@ -121,6 +122,98 @@ describe('the durable queue', () => {
     expect(again.inFlight).toEqual(flight)
     expect(again.length).toBe(3)
     expect(again.add([sale(5)])).toEqual([])
+  })
+})
+
+describe('acknowledged sales', () => {
+  const day = 24 * 60 * 60 * 1000
+  /** A queue whose clock the test moves. */
+  const clocked = (dir: string, options: { keptBytes?: number; compactBytes?: number } = {}) => {
+    const clock = { now: Date.parse('2026-11-25T09:00:00.000Z') }
+    const open = () => DurableQueue.open(dir, { ...options, now: () => clock.now })
+    return { clock, open }
+  }
+  const deliver = (queue: DurableQueue, sales: Sale[], rejected: string[] = []) => {
+    queue.add(sales)
+    const batch = queue.nextBatch()
+    queue.ack(
+      batch?.key ?? '',
+      rejected.map((id) => ({ id, message: '거절' })),
+    )
+  }
+
+  test('are kept 7 days, except the rejected, through a reopen and a compaction; older ones are dropped', () => {
+    const dir = freshDir()
+    const { clock, open } = clocked(dir)
+    let queue = open()
+    deliver(queue, [sale(1), sale(2), sale(3)], ['s2'])
+    expect(queue.length).toBe(0)
+    expect(queue.kept.map((s) => s.id)).toEqual(['s1', 's3'])
+    clock.now += 3 * day
+    deliver(queue, [sale(4)])
+    queue.close()
+    queue = open()
+    expect(queue.kept).toEqual([sale(1), sale(3), sale(4)])
+    queue.compact()
+    queue.close()
+    queue = open()
+    expect(queue.kept).toEqual([sale(1), sale(3), sale(4)])
+    // A sale fed again is still refused (delivered), kept or not.
+    expect(queue.add([sale(1)])).toEqual([])
+    // Past 7 days since their acknowledgement the first ones go, on the next acknowledgement or open.
+    clock.now += 4 * day + 1
+    queue.close()
+    queue = open()
+    expect(queue.kept.map((s) => s.id)).toEqual(['s4'])
+    clock.now += 3 * day
+    deliver(queue, [sale(5)])
+    expect(queue.kept.map((s) => s.id)).toEqual(['s5'])
+    queue.close()
+  })
+
+  test('are kept within their bytes, the oldest dropped first, and the journal stays bounded', () => {
+    const dir = freshDir()
+    const bytes = Buffer.byteLength(JSON.stringify(sale(100)))
+    const { open } = clocked(dir, { keptBytes: 50 * bytes, compactBytes: 8 * 1024 })
+    const queue = open()
+    for (let n = 100; n < 400; n += 10)
+      deliver(
+        queue,
+        Array.from({ length: 10 }, (_, i) => sale(n + i)),
+      )
+    // The newest 50 of the 300 delivered.
+    expect(queue.kept.map((s) => s.id)).toEqual(Array.from({ length: 50 }, (_, i) => `s${350 + i}`))
+    // Compacted on the way: the journal holds about the kept sales and the delivered ids, not 300 sales twice.
+    expect(statSync(path.join(dir, 'queue.jsonl')).size).toBeLessThan(2 * 8 * 1024)
+    queue.close()
+    expect(open().kept).toHaveLength(50)
+  })
+
+  test('go back into the queue when the server tells another generation, once, durably', () => {
+    const dir = freshDir()
+    const { open } = clocked(dir)
+    let queue = open()
+    deliver(queue, [sale(1), sale(2)])
+    // The first generation told is noted; the same again changes nothing.
+    expect(queue.observeGeneration('g1')).toBe(0)
+    expect(queue.observeGeneration('g1')).toBe(0)
+    deliver(queue, [sale(3)])
+    queue.add([sale(4)])
+    expect(queue.length).toBe(1)
+    // Another generation: the 3 kept go back, with the one still queued; a reopen keeps that.
+    expect(queue.observeGeneration('g2')).toBe(3)
+    expect(queue.length).toBe(4)
+    expect(queue.kept).toEqual([])
+    queue.close()
+    queue = open()
+    expect(queue.generation).toBe('g2')
+    expect(queue.length).toBe(4)
+    expect(queue.observeGeneration('g2')).toBe(0)
+    const batch = queue.nextBatch()
+    expect(batch?.ids.sort()).toEqual(['s1', 's2', 's3', 's4'])
+    queue.ack(batch?.key ?? '')
+    expect(queue.kept).toHaveLength(4)
+    queue.close()
   })
 })
 

@@ -205,6 +205,7 @@ describe('the lock of the embedded database', () => {
 })
 
 describe('the embedded database', () => {
+  // Each clean close syncs the folder (client.ts), a second or more on a busy machine.
   it('can be opened by one process at a time (the server or an admin command)', async () => {
     const pgliteDir = path.join(dir, 'one-at-a-time', 'pglite')
     const loadDataDir = new Blob([readFileSync(inject('pgliteTemplate'))])
@@ -219,5 +220,5 @@ describe('the embedded database', () => {
     writeFileSync(`${pgliteDir}.lock`, '999999')
     const second = await openDatabase({ pgliteDir })
     await second.close()
-  })
+  }, 40_000)
 })

@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { decodeUsage, readLeadingSums } from '../../../contract/usage-compact.ts'
 import { usageAccept } from '../../../contract/usage-compact-type.ts'
 import { queryRows } from '../../../server/db/client.ts'
+import { currentGeneration, newGenerationSql } from '../../../server/db/generation.ts'
 import { importUsageCsv } from '../../../server/db/import.ts'
 import { saleMessages } from '../../../server/devices/sales.ts'
 import { messages } from '../../../server/errors.ts'
@@ -319,6 +320,7 @@ describe('a batch of sales', () => {
         { id: 'a', message: saleMessages.otherSale },
       ],
       serverTime: '2026-03-15T03:00:00.000Z',
+      generation: await currentGeneration(app.db),
     })
     expect(await storedSales(app, people.storeId)).toEqual([
       `${deviceId} 7 2026-03-15T02:00:00.250Z -1500`,
@@ -367,6 +369,7 @@ describe('a batch of sales', () => {
       duplicates: 1,
       rejected: [{ id: 1, message: saleMessages.otherSale }],
       serverTime: '2026-03-15T03:00:30.000Z',
+      generation: await currentGeneration(app.db),
     })
     expect(await storedSales(app, people.storeId)).toHaveLength(3)
     // Another device's sale 1 is its own.
@@ -434,6 +437,40 @@ describe('a batch of sales', () => {
       if (response.statusCode !== 200) korean(response.body)
     }
     expect(await storedSales(app, people.storeId)).toEqual([`${deviceId} 1 2026-03-15T02:59:00.000Z 4000`])
+  })
+
+  it("tells the database's generation in every answer, and a new one once it changes (a restore)", async () => {
+    const { app } = current
+    const { key } = await pairedDevice(app, people.storeId, people.owner)
+    const heartbeat = () =>
+      app.inject({
+        method: 'POST',
+        url: '/api/v0/device/heartbeat',
+        headers: bearer(key),
+        payload: { pending: 0 },
+      })
+    const before = await currentGeneration(app.db)
+    expect(before).toMatch(/^[0-9a-f-]{36}$/)
+    const first = await postSales(app, key, 'g1', [sale(1)])
+    expect(first.json()).toMatchObject({ accepted: 1, generation: before })
+    const beat = await heartbeat()
+    expect(beat.statusCode).toBe(204)
+    expect(beat.headers['database-generation']).toBe(before)
+
+    // What an operator runs after putting PostgreSQL back from a backup (docs/operations.md), and what a
+    // restore or an unclean start of the embedded database does.
+    await app.db.execute(sql.raw(newGenerationSql('restored from a backup')))
+    const after = await currentGeneration(app.db)
+    expect(after).not.toBe(before)
+    // A replayed answer tells the generation as it is now, not as it was stored.
+    const replay = await postSales(app, key, 'g1', [sale(1)])
+    expect(replay.json()).toMatchObject({ accepted: 1, generation: after })
+    expect((await postSales(app, key, 'g2', [sale(1), sale(2)])).json()).toMatchObject({
+      accepted: 1,
+      duplicates: 1,
+      generation: after,
+    })
+    expect((await heartbeat()).headers['database-generation']).toBe(after)
   })
 
   it('refuses a revoked key at once, and a key past its rate with Retry-After', async () => {
