@@ -3,7 +3,7 @@
 // `raiseAlert` records the alert with an insert that does nothing when its key (user, store, kind,
 // episode) exists: of several instances that compute the same alert, exactly one gets the row back,
 // and only that one pushes it. An alert due inside the user's quiet hours is held (in the list only).
-import { type AnyColumn, and, desc, eq, gt, isNull, or, type SQL, sql } from 'drizzle-orm'
+import { type AnyColumn, and, asc, desc, eq, gt, isNull, or, type SQL, sql } from 'drizzle-orm'
 import type { Alert, AlertKind } from '../../contract/api.ts'
 import type { Db } from '../db/client.ts'
 import { alerts, memberships } from '../db/schema.ts'
@@ -79,7 +79,8 @@ export async function alertsOf(db: Db, userId: number, now: Date): Promise<Alert
         ),
       ),
     )
-    .orderBy(desc(alerts.createdAt), desc(alerts.id))
+    // Newest first; alerts of the same instant by kind, then store (ids are random: decision 161).
+    .orderBy(desc(alerts.createdAt), asc(alerts.kind), asc(alerts.storeId), asc(alerts.episode))
     .limit(listed)
   return rows.map((row) => ({
     id: row.id,
