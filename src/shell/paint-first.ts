@@ -1,6 +1,7 @@
 // What a slow phone shows before the app's code has arrived and run, painted at once. index.html loads
-// this as a classic script of its own (build/index-html.ts), which runs while the page is parsed;
-// removeShell (remove-shell.ts) removes what it painted as soon as the router has rendered the first
+// this as a classic async script of its own, first in its head (build/index-html.ts): it runs as soon as
+// it has arrived, waiting neither for the stylesheet nor for the app's modules, and paints once the page
+// has been read (the page's first frame then shows it); removeShell (remove-shell.ts) removes what it painted as soon as the router has rendered the first
 // screen.
 //
 // - To a visitor not signed in: index.html's login form (it is hidden until this says so), usable at
@@ -136,6 +137,16 @@ function showLoginForm(signedIn: boolean) {
 // Signed in as the app's guards see it (the user state in local storage, lib/session-state.ts): the
 // login form is for the others. The kept totals want the refresh token's cookie too, without which
 // the app's start-up check ends the session.
-const loggedIn = read<{ state?: { isLoggedIn?: unknown } }>(userStorageKey)?.state?.isLoggedIn === true
-showLoginForm(loggedIn)
-paintKeptTotals(loggedIn && cookie(refreshTokenCookie) !== undefined)
+function paint() {
+  // The app has drawn its screen already (this script came late): what it shows is the app's.
+  if (document.getElementById('root')?.hasChildNodes()) return
+  const loggedIn = read<{ state?: { isLoggedIn?: unknown } }>(userStorageKey)?.state?.isLoggedIn === true
+  showLoginForm(loggedIn)
+  paintKeptTotals(loggedIn && cookie(refreshTokenCookie) !== undefined)
+}
+
+// index.html loads this async from its head (build/index-html.ts), so that it waits neither for the
+// stylesheet nor for the app's modules to be compiled: it may run before the body has been read. The
+// page turns interactive as soon as it has been read, before the app's modules run.
+if (document.readyState === 'loading') document.addEventListener('readystatechange', paint, { once: true })
+else paint()
