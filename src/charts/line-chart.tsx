@@ -95,6 +95,17 @@ const lonePointsOf = (u: uPlot, seriesIndex: number) => {
   const lone = lonePoints(u.data[seriesIndex] ?? [])
   return lone.length > 0 ? lone : null
 }
+/** `(진행 중) 5,000원 · 예상 9,000원`: the point in progress says so, in the tooltip and the table. */
+function pointText(
+  index: number,
+  value: number | null,
+  format: (value: number) => string,
+  inProgress: InProgress | undefined,
+) {
+  const text = value == null ? none : format(value)
+  if (inProgress?.index !== index) return text
+  return `(진행 중) ${text}${inProgress.estimate == null ? '' : ` · 예상 ${format(Math.round(inProgress.estimate))}`}`
+}
 const countText = (count: number | null | undefined) =>
   count == null ? none : `${count.toLocaleString('ko-KR')}건`
 
@@ -118,13 +129,6 @@ export function LineChart({
   latest.current = { labels, values, counts, comparison, inProgress, formatValue }
   const hasComparison = comparison !== undefined
   const hasInProgress = inProgress !== undefined
-  /** `12월 (진행 중) 5,000원 · 예상 9,000원`: the point in progress says so, in the tooltip and the table. */
-  const pointText = (index: number, value: number | null, format: (value: number) => string) => {
-    const text = value == null ? none : format(value)
-    const now = latest.current.inProgress
-    if (now?.index !== index) return text
-    return `(진행 중) ${text}${now.estimate == null ? '' : ` · 예상 ${format(Math.round(now.estimate))}`}`
-  }
 
   const options = useMemo<uPlot.Options | null>(
     () =>
@@ -210,7 +214,9 @@ export function LineChart({
                   formatValue: format,
                 } = latest.current
                 const amount = amounts[index]
-                const parts = [`${current[index] ?? ''} ${pointText(index, amount ?? null, format)}`]
+                const parts = [
+                  `${current[index] ?? ''} ${pointText(index, amount ?? null, format, latest.current.inProgress)}`,
+                ]
                 if (sales && amount != null) parts.push(countText(sales[index]))
                 if (other) {
                   const value = other.values[index]
@@ -273,7 +279,7 @@ export function LineChart({
             {values.map((value, index) => (
               <tr key={labels[index]}>
                 <th scope="row">{labels[index]}</th>
-                <td>{pointText(index, value, formatValue)}</td>
+                <td>{pointText(index, value, formatValue, inProgress)}</td>
                 {counts && <td>{value == null ? none : countText(counts[index])}</td>}
                 {comparison && (
                   <td>

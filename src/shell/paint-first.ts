@@ -146,7 +146,15 @@ function paint() {
 }
 
 // index.html loads this async from its head (build/index-html.ts), so that it waits neither for the
-// stylesheet nor for the app's modules to be compiled: it may run before the body has been read. The
-// page turns interactive as soon as it has been read, before the app's modules run.
-if (document.readyState === 'loading') document.addEventListener('readystatechange', paint, { once: true })
-else paint()
+// stylesheet nor for the app's modules to be compiled: it may run before the body has been read. It
+// paints as soon as #root has been read (what it paints and index.html's login form come before it),
+// not at the end of the page, which the parser may reach only after the app's chunk has been compiled.
+if (document.getElementById('root')) paint()
+else {
+  const watch = new MutationObserver(() => {
+    if (!document.getElementById('root')) return
+    watch.disconnect()
+    paint()
+  })
+  watch.observe(document, { childList: true, subtree: true })
+}
