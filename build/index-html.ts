@@ -92,15 +92,15 @@ export function inlineIntoFirstPainter(): Plugin {
 }
 
 /**
- * Loads the first painter from index.html as a classic async script of its own, first in the head. A
- * script after the stylesheet (as it was, at the end of the body) waits for the stylesheet, and the
- * parser behind it for the app's chunk to be compiled, which arrived first from the service worker's
- * cache (a third of a second on a slow phone): the totals came with the second frame, after both. Async,
- * it runs as soon as it has arrived, and paints once the page has been read, before the app's modules
- * run (paint-first.ts): the first frame shows them. An inline script would save its fetch but needs
- * the server's content security policy to name its hash. A module script written into index.html would
- * be bundled with the app's entry and wait for all of it. It must load nothing (what it imports is built
- * into it, inlineIntoFirstPainter), and export nothing (a classic script has no exports).
+ * Writes the first painter into index.html, first in its head, before the stylesheet and the app's
+ * modules: it runs as the page is read, before any of them has arrived, and paints as soon as #root has
+ * been read (paint-first.ts), so the page's first frame shows the totals. From a file of its own (at the
+ * end of the body, then async), its answer from the service worker's cache came behind the app's chunk,
+ * which the browser compiles at once (a third of a second and more on a slow phone), and it waited for
+ * the stylesheet too. Inline, the server's content security policy names its hash (server/app.ts reads
+ * it from index.html). Its file stays in the build (npm run budget counts its bytes). A module script
+ * written into index.html would be bundled with the app's entry and wait for all of it. It must load
+ * nothing (what it imports is built into it, inlineIntoFirstPainter), and export nothing.
  */
 export function loadFirstPainter(): Plugin {
   return {
@@ -108,7 +108,7 @@ export function loadFirstPainter(): Plugin {
     apply: 'build',
     transformIndexHtml: {
       order: 'post',
-      handler(_html, { bundle }) {
+      handler(html, { bundle }) {
         const painter = builtChunks(bundle).find(
           (chunk) => chunk.isEntry && chunk.facadeModuleId === paintFirst,
         )
@@ -116,13 +116,11 @@ export function loadFirstPainter(): Plugin {
           throw new Error('build/index-html.ts: the first painter (src/shell/paint-first.ts) was not built')
         if (painter.imports.length > 0 || painter.dynamicImports.length > 0)
           throw new Error(`build/index-html.ts: the first painter imports ${painter.imports.join(', ')}`)
-        return [
-          {
-            tag: 'script',
-            attrs: { async: true, src: `/${painter.fileName}` },
-            injectTo: 'head-prepend' as const,
-          },
-        ]
+        if (/<\/script/i.test(painter.code))
+          throw new Error('build/index-html.ts: the first painter cannot be written into index.html as it is')
+        const before = html.search(/<script type="module"|<link rel="stylesheet"/)
+        if (before < 0) throw new Error("build/index-html.ts: index.html has no app's script to paint before")
+        return `${html.slice(0, before)}<script>${painter.code.trim()}</script>\n    ${html.slice(before)}`
       },
     },
   }

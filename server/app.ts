@@ -1,5 +1,8 @@
 // Builds the Fastify app: capabilities first, then the API routes, then the web app. Nothing here
 // listens on a port, so tests use `app.inject` on exactly what production runs.
+import { createHash } from 'node:crypto'
+import { existsSync, readFileSync } from 'node:fs'
+import path from 'node:path'
 import compress from '@fastify/compress'
 import helmet from '@fastify/helmet'
 import swagger from '@fastify/swagger'
@@ -134,10 +137,25 @@ export function redactUrl(url: string) {
   return `${url.slice(0, start + 1)}${pairs.join('&')}`
 }
 
-const contentSecurityPolicy = {
+/**
+ * The hashes of index.html's inline scripts (the first painter, which the build writes into it:
+ * build/index-html.ts), for the content security policy: the page's own, and no other inline script.
+ */
+function inlineScriptHashes(webDir: string) {
+  const file = path.join(webDir, 'index.html')
+  if (!existsSync(file)) return []
+  return [...readFileSync(file, 'utf8').matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
+    ([, code]) =>
+      `'sha256-${createHash('sha256')
+        .update(code ?? '')
+        .digest('base64')}'`,
+  )
+}
+
+const contentSecurityPolicy = (webDir: string) => ({
   directives: {
     defaultSrc: ["'self'"],
-    scriptSrc: ["'self'"],
+    scriptSrc: ["'self'", ...inlineScriptHashes(webDir)],
     styleSrc: ["'self'"],
     imgSrc: ["'self'", 'data:', 'blob:'],
     fontSrc: ["'self'"],
@@ -151,7 +169,7 @@ const contentSecurityPolicy = {
     // The product is often served over plain http on a shop's own network.
     upgradeInsecureRequests: null,
   },
-}
+})
 
 /** How often old rate-limit events, locks and codes are deleted. */
 const sweepEveryMs = 60 * 60 * 1000
@@ -333,7 +351,10 @@ export async function buildApp({
       throw new ApiError(400, messages.badRequest)
   })
 
-  await app.register(helmet, { contentSecurityPolicy, referrerPolicy: { policy: 'no-referrer' } })
+  await app.register(helmet, {
+    contentSecurityPolicy: contentSecurityPolicy(config.webDir),
+    referrerPolicy: { policy: 'no-referrer' },
+  })
   await app.register(compress, { threshold: 1024 })
   await app.register(swagger, {
     openapi: {

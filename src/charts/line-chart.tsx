@@ -172,7 +172,7 @@ export function LineChart({
                 width: 2,
                 fill: 'rgba(77, 184, 255, 0.12)',
                 paths: uPlot.paths.spline?.(),
-                points: { show: false, filter: lonePointsOf },
+                points: { show: false, filter: lonePointsOf, size: 7, fill: mainColor },
               },
               ...(hasComparison
                 ? [
