@@ -92,13 +92,15 @@ export function inlineIntoFirstPainter(): Plugin {
 }
 
 /**
- * Writes the first painter into index.html, first in its head, before the stylesheet and the app's
- * modules: it runs as the page is read, before any of them has arrived, and paints as soon as #root has
- * been read (paint-first.ts), so the page's first frame shows the totals. From a file of its own (at the
- * end of the body, then async), its answer from the service worker's cache came behind the app's chunk,
- * which the browser compiles at once (a third of a second and more on a slow phone), and it waited for
- * the stylesheet too. Inline, the server's content security policy names its hash (server/app.ts reads
- * it from index.html). Its file stays in the build (npm run budget counts its bytes). A module script
+ * Writes the first painter into index.html, first in its head, before the stylesheet, and moves the app's
+ * module script and the chunks it preloads into the painter's hands (its `data-app` and `data-preload`):
+ * it runs as the page is read, paints as soon as #root has been read, and starts the app after the
+ * frame that shows the kept totals (paint-first.ts). From a file of its own at the end of the body, its
+ * answer from the service worker's cache came behind the app's chunk, which the browser compiles as soon
+ * as it has arrived (a third of a second and more on a slow phone), and it waited for the stylesheet;
+ * inline but with the app's tags in the page, the parser compiled the app's chunk on reaching its tag,
+ * before #root. Inline, the server's content security policy names its hash (server/app.ts reads it
+ * from index.html). Its file stays in the build (npm run budget counts its bytes). A module script
  * written into index.html would be bundled with the app's entry and wait for all of it. It must load
  * nothing (what it imports is built into it, inlineIntoFirstPainter), and export nothing.
  */
@@ -118,9 +120,16 @@ export function loadFirstPainter(): Plugin {
           throw new Error(`build/index-html.ts: the first painter imports ${painter.imports.join(', ')}`)
         if (/<\/script/i.test(painter.code))
           throw new Error('build/index-html.ts: the first painter cannot be written into index.html as it is')
-        const before = html.search(/<script type="module"|<link rel="stylesheet"/)
-        if (before < 0) throw new Error("build/index-html.ts: index.html has no app's script to paint before")
-        return `${html.slice(0, before)}<script>${painter.code.trim()}</script>\n    ${html.slice(before)}`
+        // The app's module script and the chunks it preloads: the painter starts them (paint-first.ts).
+        const app = /\s*<script type="module" crossorigin src="([^"]+)"><\/script>/.exec(html)
+        if (!app?.[1]) throw new Error("build/index-html.ts: index.html has no app's script")
+        const preloads = [...html.matchAll(/\s*<link rel="modulepreload" crossorigin href="([^"]+)">/g)]
+        let page = html.replace(app[0], '')
+        for (const [tag] of preloads) page = page.replace(tag, '')
+        const at = page.search(/<link rel="stylesheet"/)
+        if (at < 0) throw new Error('build/index-html.ts: index.html has no stylesheet to paint before')
+        const attributes = `data-app="${app[1]}" data-preload="${preloads.map(([, href]) => href).join(' ')}"`
+        return `${page.slice(0, at)}<script ${attributes}>${painter.code.trim()}</script>\n    ${page.slice(at)}`
       },
     },
   }
