@@ -144,12 +144,10 @@ export function redactUrl(url: string) {
 function inlineScriptHashes(webDir: string) {
   const file = path.join(webDir, 'index.html')
   if (!existsSync(file)) return []
-  return [...readFileSync(file, 'utf8').matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
-    ([, code]) =>
-      `'sha256-${createHash('sha256')
-        .update(code ?? '')
-        .digest('base64')}'`,
-  )
+  const hash = (code: string) => `'sha256-${createHash('sha256').update(code).digest('base64')}'`
+  return [...readFileSync(file, 'utf8').matchAll(/<script(\s[^>]*)?>([\s\S]*?)<\/script>/g)]
+    .filter(([, attributes]) => !/\ssrc=/.test(attributes ?? ''))
+    .map(([, , code]) => hash(code ?? ''))
 }
 
 const contentSecurityPolicy = (webDir: string) => ({

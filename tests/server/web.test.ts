@@ -20,7 +20,7 @@ describe('serving the web app, pictures and the API description', () => {
     writeFileSync(path.join(dir, 'images', 'demo', 'owner.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>')
     writeFileSync(
       path.join(dir, 'web', 'index.html'),
-      `<!doctype html><title>app</title><script>${painter}</script><script type="module" src="/assets/index-abc123.js"></script>`,
+      `<!doctype html><title>app</title><script data-app="/assets/index-abc123.js">${painter}</script><script type="module" src="/assets/index-abc123.js"></script>`,
     )
     writeFileSync(path.join(dir, 'web', 'assets', 'index-abc123.js'), 'console.log(1)')
     // What the build writes beside each file: the same bytes compressed once, as hard as they go.
