@@ -1,7 +1,7 @@
 // Builds the Fastify app: capabilities first, then the API routes, then the web app. Nothing here
 // listens on a port, so tests use `app.inject` on exactly what production runs.
 import { createHash } from 'node:crypto'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import compress from '@fastify/compress'
 import helmet from '@fastify/helmet'
@@ -138,36 +138,49 @@ export function redactUrl(url: string) {
 }
 
 /**
- * The hashes of index.html's inline scripts (the first painter, which the build writes into it:
- * build/index-html.ts), for the content security policy: the page's own, and no other inline script.
+ * The hashes of index.html's inline scripts (the first painter, which the build writes into it and
+ * which starts the app: build/index-html.ts), for the content security policy: the page's own, and no
+ * other inline script. Read again whenever index.html changes (a new build deployed in place).
  */
 function inlineScriptHashes(webDir: string) {
   const file = path.join(webDir, 'index.html')
-  if (!existsSync(file)) return []
+  let read: { changedAt: number; hashes: string[] } | undefined
   const hash = (code: string) => `'sha256-${createHash('sha256').update(code).digest('base64')}'`
-  return [...readFileSync(file, 'utf8').matchAll(/<script(\s[^>]*)?>([\s\S]*?)<\/script>/g)]
-    .filter(([, attributes]) => !/\ssrc=/.test(attributes ?? ''))
-    .map(([, , code]) => hash(code ?? ''))
+  return () => {
+    if (!existsSync(file)) return []
+    const changedAt = statSync(file).mtimeMs
+    if (read?.changedAt !== changedAt) {
+      const scripts = readFileSync(file, 'utf8').matchAll(/<script(\s[^>]*)?>([\s\S]*?)<\/script>/g)
+      const hashes = [...scripts]
+        .filter(([, attributes]) => !/\ssrc=/.test(attributes ?? ''))
+        .map(([, , code]) => hash(code ?? ''))
+      read = { changedAt, hashes }
+    }
+    return read.hashes
+  }
 }
 
-const contentSecurityPolicy = (webDir: string) => ({
-  directives: {
-    defaultSrc: ["'self'"],
-    scriptSrc: ["'self'", ...inlineScriptHashes(webDir)],
-    styleSrc: ["'self'"],
-    imgSrc: ["'self'", 'data:', 'blob:'],
-    fontSrc: ["'self'"],
-    connectSrc: ["'self'"],
-    workerSrc: ["'self'", 'blob:'],
-    manifestSrc: ["'self'"],
-    objectSrc: ["'none'"],
-    baseUri: ["'self'"],
-    formAction: ["'self'"],
-    frameAncestors: ["'none'"],
-    // The product is often served over plain http on a shop's own network.
-    upgradeInsecureRequests: null,
-  },
-})
+const contentSecurityPolicy = (webDir: string) => {
+  const hashes = inlineScriptHashes(webDir)
+  return {
+    directives: {
+      defaultSrc: ["'self'"],
+      scriptSrc: [() => ["'self'", ...hashes()].join(' ')],
+      styleSrc: ["'self'"],
+      imgSrc: ["'self'", 'data:', 'blob:'],
+      fontSrc: ["'self'"],
+      connectSrc: ["'self'"],
+      workerSrc: ["'self'", 'blob:'],
+      manifestSrc: ["'self'"],
+      objectSrc: ["'none'"],
+      baseUri: ["'self'"],
+      formAction: ["'self'"],
+      frameAncestors: ["'none'"],
+      // The product is often served over plain http on a shop's own network.
+      upgradeInsecureRequests: null,
+    },
+  }
+}
 
 /** How often old rate-limit events, locks and codes are deleted. */
 const sweepEveryMs = 60 * 60 * 1000

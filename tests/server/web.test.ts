@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -100,6 +100,14 @@ describe('serving the web app, pictures and the API description', () => {
     const painterHash = createHash('sha256').update(painter).digest('base64')
     expect(csp).toContain(`script-src 'self' 'sha256-${painterHash}';`)
     expect(csp).not.toContain('unsafe-inline')
+    // A new build deployed in place: its painter's hash, without a restart.
+    const index = path.join(dir, 'web', 'index.html')
+    const newPainter = '(()=>{document.title="new"})();'
+    writeFileSync(index, `<!doctype html><title>app</title><script data-app="/a.js">${newPainter}</script>`)
+    utimesSync(index, new Date(), new Date(Date.now() + 60_000))
+    const after = (await app.inject({ method: 'GET', url: '/login' })).headers['content-security-policy']
+    const newHash = createHash('sha256').update(newPainter).digest('base64')
+    expect(after).toContain(`script-src 'self' 'sha256-${newHash}';`)
     expect(csp).toContain("object-src 'none'")
     expect(csp).toContain("frame-ancestors 'none'")
     expect(csp).not.toContain('upgrade-insecure-requests')
