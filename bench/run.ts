@@ -19,7 +19,14 @@ import { benchBucketing } from './bucketing.ts'
 import { type calibrate, calibrationRows } from './calibration.ts'
 import { benchLiveApp, liveBytesRows, overviewHour } from './live-app.ts'
 import { overviewStores, runsOf, storesOverviewFigures } from './stores-overview.ts'
-import { benchServerEnv, benchThrottled, cpuSlowdown, range, type ThrottledFigures } from './throttled.ts'
+import {
+  benchServerEnv,
+  benchThrottled,
+  cpuSlowdown,
+  eachRun,
+  range,
+  type ThrottledFigures,
+} from './throttled.ts'
 
 const owner = '01012345678'
 const full = process.argv.includes('--full') || process.env.BENCH_FULL === '1'
@@ -256,7 +263,11 @@ const rows: [string, string, string][] = []
 // What users feel first: the throttled figures head the table.
 const throttledTargets: Record<string, Record<string, string>> = {
   'Slow 4G': { signInMs: 'target <= 2.0 s' },
-  '3G': { firstVisitMs: 'target <= 3.0 s', signInMs: 'target <= 5.0 s', repeatVisitMs: 'target <= 0.5 s' },
+  '3G': {
+    firstVisitMs: 'target <= 3.0 s',
+    signInMs: 'target <= 5.0 s',
+    repeatVisitMs: 'target <= 0.5 s every run',
+  },
 }
 for (const [variant, profiles] of Object.entries(throttled)) {
   for (const [profile, runs] of Object.entries(profiles)) {
@@ -264,12 +275,13 @@ for (const [variant, profiles] of Object.entries(throttled)) {
       ['firstVisitMs', 'first visit until the phone field is usable'],
       ['firstVisitAppMs', "first visit until the app's login form is"],
       ['signInMs', 'sign-in until both totals'],
-      ['repeatVisitMs', 'repeat visit (service worker) until both totals'],
+      ['repeatVisitMs', 'repeat visit (service worker) until both totals, each run'],
       ['repeatVisitAppMs', "repeat visit until the app's screen shows them"],
     ] as const) {
       rows.push([
         `${variant} ${profile}, CPU ${cpuSlowdown}x: ${name}`,
-        range(runs, figure),
+        // The repeat visit's every run, in the order run, with the median: its target holds for each run.
+        figure.startsWith('repeatVisit') ? eachRun(runs, figure) : range(runs, figure),
         throttledTargets[profile]?.[figure] ?? '',
       ])
     }

@@ -1,5 +1,8 @@
 // Builds the Fastify app: capabilities first, then the API routes, then the web app. Nothing here
 // listens on a port, so tests use `app.inject` on exactly what production runs.
+import { createHash } from 'node:crypto'
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import path from 'node:path'
 import compress from '@fastify/compress'
 import helmet from '@fastify/helmet'
 import swagger from '@fastify/swagger'
@@ -140,23 +143,49 @@ export function redactUrl(url: string) {
   return `${url.slice(0, start + 1)}${pairs.join('&')}`
 }
 
-const contentSecurityPolicy = {
-  directives: {
-    defaultSrc: ["'self'"],
-    scriptSrc: ["'self'"],
-    styleSrc: ["'self'"],
-    imgSrc: ["'self'", 'data:', 'blob:'],
-    fontSrc: ["'self'"],
-    connectSrc: ["'self'"],
-    workerSrc: ["'self'", 'blob:'],
-    manifestSrc: ["'self'"],
-    objectSrc: ["'none'"],
-    baseUri: ["'self'"],
-    formAction: ["'self'"],
-    frameAncestors: ["'none'"],
-    // The product is often served over plain http on a shop's own network.
-    upgradeInsecureRequests: null,
-  },
+/**
+ * The hashes of index.html's inline scripts (the first painter, which the build writes into it and
+ * which starts the app: build/index-html.ts), for the content security policy: the page's own, and no
+ * other inline script. Read again whenever index.html changes (a new build deployed in place).
+ */
+function inlineScriptHashes(webDir: string) {
+  const file = path.join(webDir, 'index.html')
+  let read: { changedAt: number; hashes: string[] } | undefined
+  const hash = (code: string) => `'sha256-${createHash('sha256').update(code).digest('base64')}'`
+  return () => {
+    if (!existsSync(file)) return []
+    const changedAt = statSync(file).mtimeMs
+    if (read?.changedAt !== changedAt) {
+      const scripts = readFileSync(file, 'utf8').matchAll(/<script(\s[^>]*)?>([\s\S]*?)<\/script>/g)
+      const hashes = [...scripts]
+        .filter(([, attributes]) => !/\ssrc=/.test(attributes ?? ''))
+        .map(([, , code]) => hash(code ?? ''))
+      read = { changedAt, hashes }
+    }
+    return read.hashes
+  }
+}
+
+const contentSecurityPolicy = (webDir: string) => {
+  const hashes = inlineScriptHashes(webDir)
+  return {
+    directives: {
+      defaultSrc: ["'self'"],
+      scriptSrc: [() => ["'self'", ...hashes()].join(' ')],
+      styleSrc: ["'self'"],
+      imgSrc: ["'self'", 'data:', 'blob:'],
+      fontSrc: ["'self'"],
+      connectSrc: ["'self'"],
+      workerSrc: ["'self'", 'blob:'],
+      manifestSrc: ["'self'"],
+      objectSrc: ["'none'"],
+      baseUri: ["'self'"],
+      formAction: ["'self'"],
+      frameAncestors: ["'none'"],
+      // The product is often served over plain http on a shop's own network.
+      upgradeInsecureRequests: null,
+    },
+  }
 }
 
 /** How often old rate-limit events, locks and codes are deleted. */
@@ -345,7 +374,10 @@ export async function buildApp({
       throw new ApiError(400, messages.badRequest)
   })
 
-  await app.register(helmet, { contentSecurityPolicy, referrerPolicy: { policy: 'no-referrer' } })
+  await app.register(helmet, {
+    contentSecurityPolicy: contentSecurityPolicy(config.webDir),
+    referrerPolicy: { policy: 'no-referrer' },
+  })
   await app.register(compress, { threshold: 1024 })
   await app.register(swagger, {
     openapi: {

@@ -3,6 +3,7 @@
 import { type RefObject, useEffect, useId, useMemo, useRef, useState } from 'react'
 import uPlot from 'uplot'
 import 'uplot/dist/uPlot.min.css'
+import { type InProgress, lonePoints, plotData } from './lines.ts'
 import { tooltipPlugin } from './tooltip.ts'
 
 /** A second, faint line to compare with (last year's months, the previous month's days). */
@@ -24,6 +25,11 @@ export interface LineChartProps {
   /** Number of sales per point, shown in the tooltip and the table. */
   counts?: (number | null)[]
   comparison?: ComparisonLine
+  /**
+   * The point still in progress (the month in progress on the year's chart), drawn apart: the line
+   * stops before it, dashed from there to its estimate, its value so far a point (charts/lines.ts).
+   */
+  inProgress?: InProgress
   xLegend: string
   yLegend: string
   formatValue(value: number): string
@@ -83,6 +89,23 @@ function usePlot(
 }
 
 const none = '—'
+const mainColor = '#1f8fe5'
+/** A point with no neighbour is drawn as a point: a line through one point draws nothing. */
+const lonePointsOf = (u: uPlot, seriesIndex: number) => {
+  const lone = lonePoints(u.data[seriesIndex] ?? [])
+  return lone.length > 0 ? lone : null
+}
+/** `(진행 중) 5,000원 · 예상 9,000원`: the point in progress says so, in the tooltip and the table. */
+function pointText(
+  index: number,
+  value: number | null,
+  format: (value: number) => string,
+  inProgress: InProgress | undefined,
+) {
+  const text = value == null ? none : format(value)
+  if (inProgress?.index !== index) return text
+  return `(진행 중) ${text}${inProgress.estimate == null ? '' : ` · 예상 ${format(Math.round(inProgress.estimate))}`}`
+}
 const countText = (count: number | null | undefined) =>
   count == null ? none : `${count.toLocaleString('ko-KR')}건`
 
@@ -93,6 +116,7 @@ export function LineChart({
   valuesLabel,
   counts,
   comparison,
+  inProgress,
   xLegend,
   yLegend,
   formatValue,
@@ -101,9 +125,10 @@ export function LineChart({
 }: LineChartProps) {
   const { ref, width } = useWidth()
   // The tooltip reads the newest labels and values through a ref, so the chart is not rebuilt for them.
-  const latest = useRef({ labels, values, counts, comparison, formatValue })
-  latest.current = { labels, values, counts, comparison, formatValue }
+  const latest = useRef({ labels, values, counts, comparison, inProgress, formatValue })
+  latest.current = { labels, values, counts, comparison, inProgress, formatValue }
   const hasComparison = comparison !== undefined
+  const hasInProgress = inProgress !== undefined
 
   const options = useMemo<uPlot.Options | null>(
     () =>
@@ -143,11 +168,11 @@ export function LineChart({
               {},
               {
                 label: title,
-                stroke: '#1f8fe5',
+                stroke: mainColor,
                 width: 2,
                 fill: 'rgba(77, 184, 255, 0.12)',
                 paths: uPlot.paths.spline?.(),
-                points: { show: false },
+                points: { show: false, filter: lonePointsOf, size: 7, fill: mainColor },
               },
               ...(hasComparison
                 ? [
@@ -157,7 +182,24 @@ export function LineChart({
                       width: 1.5,
                       dash: [4, 4],
                       paths: uPlot.paths.spline?.(),
-                      points: { show: false },
+                      points: { show: false, filter: lonePointsOf },
+                    },
+                  ]
+                : []),
+              ...(hasInProgress
+                ? [
+                    {
+                      label: 'estimate',
+                      stroke: mainColor,
+                      width: 2,
+                      dash: [6, 4],
+                      points: { show: false, filter: lonePointsOf, fill: '#fff' },
+                    },
+                    {
+                      label: 'so far',
+                      stroke: mainColor,
+                      paths: () => null,
+                      points: { show: true, size: 7, fill: mainColor },
                     },
                   ]
                 : []),
@@ -172,7 +214,9 @@ export function LineChart({
                   formatValue: format,
                 } = latest.current
                 const amount = amounts[index]
-                const parts = [`${current[index] ?? ''} ${amount == null ? none : format(amount)}`]
+                const parts = [
+                  `${current[index] ?? ''} ${pointText(index, amount ?? null, format, latest.current.inProgress)}`,
+                ]
                 if (sales && amount != null) parts.push(countText(sales[index]))
                 if (other) {
                   const value = other.values[index]
@@ -183,16 +227,17 @@ export function LineChart({
             ],
           }
         : null,
-    [width, title, xLegend, yLegend, formatTick, hasComparison],
+    [width, title, xLegend, yLegend, formatTick, hasComparison, hasInProgress],
   )
 
-  const data = useMemo<uPlot.AlignedData>(
-    () => [
-      values.map((_, index) => index),
-      values,
-      ...(comparison ? [labels.map((_, index) => comparison.values[index] ?? null)] : []),
-    ],
-    [values, labels, comparison],
+  const data = useMemo(
+    () =>
+      plotData(
+        values,
+        comparison && labels.map((_, index) => comparison.values[index] ?? null),
+        inProgress,
+      ) as uPlot.AlignedData,
+    [values, labels, comparison, inProgress],
   )
   // The caption names the figure. An id must be one token without spaces (aria-labelledby reads a
   // space-separated list of ids), and unique on the page: a generated one, never the title.
@@ -208,6 +253,7 @@ export function LineChart({
         <p className="chart-legend" aria-hidden="true">
           <span className="chart-key chart-key-main">{valuesLabel ?? title}</span>
           <span className="chart-key chart-key-comparison">{comparison.label}</span>
+          {inProgress?.estimate != null && <span className="chart-key chart-key-estimate">예상</span>}
         </p>
       )}
       <div ref={ref} className="chart-plot" aria-hidden="true" />
@@ -233,7 +279,7 @@ export function LineChart({
             {values.map((value, index) => (
               <tr key={labels[index]}>
                 <th scope="row">{labels[index]}</th>
-                <td>{value == null ? none : formatValue(value)}</td>
+                <td>{pointText(index, value, formatValue, inProgress)}</td>
                 {counts && <td>{value == null ? none : countText(counts[index])}</td>}
                 {comparison && (
                   <td>

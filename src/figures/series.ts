@@ -21,6 +21,12 @@ export interface Series {
   counts: (number | null)[]
   /** The earlier period's value at each point; null where it has none (or its buckets are missing). */
   earlier: (number | null)[]
+  /**
+   * The point still in progress, whose value is a part of what it will be: this year's current month
+   * (UTC) in the year's months, drawn apart from the full ones (charts/lines.ts); null when none. A
+   * day's figure is its own: the month's days have none.
+   */
+  inProgress: number | null
 }
 
 /**
@@ -42,7 +48,14 @@ export function daySeries(
     values: come.map((has, index) => (has ? (buckets.days[month - 1]?.[index] ?? 0) : null)),
     counts: come.map((has, index) => (has ? (buckets.dayCounts[month - 1]?.[index] ?? 0) : null)),
     earlier: come.map((_, index) => before.buckets?.days[before.month - 1]?.[index] ?? null),
+    inProgress: null,
   }
+}
+
+/** The month (0-11) of `year` in progress at `now`: none once the year is over, or before it starts. */
+function monthInProgress(year: number, now: Date) {
+  const at = new Date(startOfDay(now.getTime()))
+  return at.getUTCFullYear() === year ? at.getUTCMonth() : null
 }
 
 /** The 12 months of the period's year, against last year's months (`previousYear`, when fetched). */
@@ -56,5 +69,6 @@ export function monthSeries(
     values: buckets.months.map((sum, index) => (hasCome(year, index + 1, 1, now) ? sum : null)),
     counts: buckets.monthCounts.map((count, index) => (hasCome(year, index + 1, 1, now) ? count : null)),
     earlier: previousYear?.months ?? buckets.months.map(() => null),
+    inProgress: monthInProgress(year, now),
   }
 }

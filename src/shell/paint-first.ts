@@ -1,7 +1,8 @@
-// What a slow phone shows before the app's code has arrived and run, painted at once. index.html loads
-// this as a classic script of its own (build/index-html.ts), which runs while the page is parsed;
-// removeShell (remove-shell.ts) removes what it painted as soon as the router has rendered the first
-// screen.
+// What a slow phone shows before the app's code has arrived and run, painted at once, and what starts
+// the app. index.html has it inline, first in its head (build/index-html.ts): it runs as the page is
+// read, before anything else has arrived, paints as soon as #root has been read, and then starts the app
+// (after the first frame when that frame shows the kept totals); removeShell (remove-shell.ts) removes
+// what it painted as soon as the router has rendered the first screen.
 //
 // - To a visitor not signed in: index.html's login form (it is hidden until this says so), usable at
 //   once: on 3G the app's code takes about 3 s to arrive on a first visit, and the phone number can be
@@ -136,6 +137,72 @@ function showLoginForm(signedIn: boolean) {
 // Signed in as the app's guards see it (the user state in local storage, lib/session-state.ts): the
 // login form is for the others. The kept totals want the refresh token's cookie too, without which
 // the app's start-up check ends the session.
-const loggedIn = read<{ state?: { isLoggedIn?: unknown } }>(userStorageKey)?.state?.isLoggedIn === true
-showLoginForm(loggedIn)
-paintKeptTotals(loggedIn && cookie(refreshTokenCookie) !== undefined)
+/**
+ * Starts the app: index.html's module script and the chunks it preloads, which the build moved into
+ * this script's `data-app` and `data-preload` (build/index-html.ts), once. The browser compiles a
+ * chunk as soon as it has arrived, and the app's own chunk takes a third of a second and more on a slow
+ * phone: started before the first frame, it held back the painted totals by as much.
+ */
+const source = document.currentScript?.dataset
+let started = false
+function startApp() {
+  if (started || !source?.app) return
+  started = true
+  for (const href of source.preload?.split(' ').filter(Boolean) ?? []) {
+    const link = document.createElement('link')
+    link.rel = 'modulepreload'
+    link.crossOrigin = ''
+    link.href = href
+    document.head.append(link)
+  }
+  const script = document.createElement('script')
+  script.type = 'module'
+  script.crossOrigin = ''
+  script.src = source.app
+  document.head.append(script)
+}
+
+/** Paints what there is to paint; true when it painted the kept totals. */
+function paint() {
+  // The app has drawn its screen already: what it shows is the app's.
+  if (document.getElementById('root')?.hasChildNodes()) return false
+  const loggedIn = read<{ state?: { isLoggedIn?: unknown } }>(userStorageKey)?.state?.isLoggedIn === true
+  showLoginForm(loggedIn)
+  paintKeptTotals(loggedIn && cookie(refreshTokenCookie) !== undefined)
+  return document.querySelector(`.${keptTotalsClass}`) !== null
+}
+
+/** Paints, then starts the app: at once, or after the next frame when that frame shows the totals. */
+let handled = false
+function paintThenStart() {
+  if (handled) return
+  handled = true
+  let painted = false
+  try {
+    painted = paint()
+  } finally {
+    if (!painted) startApp()
+    else {
+      requestAnimationFrame(() => setTimeout(startApp))
+      // A page not shown has no frames.
+      setTimeout(startApp, 500)
+    }
+  }
+}
+
+// index.html has this inline, first in its head (build/index-html.ts): it paints as soon as #root has
+// been read (what it paints and index.html's login form come before it).
+if (document.getElementById('root')) paintThenStart()
+else {
+  const watch = new MutationObserver(() => {
+    if (!document.getElementById('root')) return
+    watch.disconnect()
+    paintThenStart()
+  })
+  watch.observe(document, { childList: true, subtree: true })
+  // Never without the app, whatever the page holds.
+  document.addEventListener('DOMContentLoaded', () => {
+    watch.disconnect()
+    paintThenStart()
+  })
+}

@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -9,13 +10,18 @@ import { createTestApp, type TestApp } from './test-app.ts'
 describe('serving the web app, pictures and the API description', () => {
   let app: TestApp
   const script = `console.log(${JSON.stringify('빨래방 '.repeat(500))})`
+  /** The first painter, which the build writes into index.html (build/index-html.ts). */
+  const painter = '(()=>{document.title="app"})();'
   const dir = mkdtempSync(path.join(tmpdir(), 'laundry-web-'))
   beforeAll(async () => {
     mkdirSync(path.join(dir, 'web', 'assets'), { recursive: true })
     mkdirSync(path.join(dir, 'images', 'stores'), { recursive: true })
     mkdirSync(path.join(dir, 'images', 'demo'), { recursive: true })
     writeFileSync(path.join(dir, 'images', 'demo', 'owner.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>')
-    writeFileSync(path.join(dir, 'web', 'index.html'), '<!doctype html><title>app</title>')
+    writeFileSync(
+      path.join(dir, 'web', 'index.html'),
+      `<!doctype html><title>app</title><script data-app="/assets/index-abc123.js">${painter}</script><script type="module" src="/assets/index-abc123.js"></script>`,
+    )
     writeFileSync(path.join(dir, 'web', 'assets', 'index-abc123.js'), 'console.log(1)')
     // What the build writes beside each file: the same bytes compressed once, as hard as they go.
     writeFileSync(path.join(dir, 'web', 'assets', 'app-def456.js'), script)
@@ -90,7 +96,18 @@ describe('serving the web app, pictures and the API description', () => {
     const response = await app.inject({ method: 'GET', url: '/login' })
     const csp = response.headers['content-security-policy']
     expect(csp).toContain("default-src 'self'")
-    expect(csp).toContain("script-src 'self'")
+    // Scripts of our own only: files, and index.html's inline painter by its hash (no other inline script).
+    const painterHash = createHash('sha256').update(painter).digest('base64')
+    expect(csp).toContain(`script-src 'self' 'sha256-${painterHash}';`)
+    expect(csp).not.toContain('unsafe-inline')
+    // A new build deployed in place: its painter's hash, without a restart.
+    const index = path.join(dir, 'web', 'index.html')
+    const newPainter = '(()=>{document.title="new"})();'
+    writeFileSync(index, `<!doctype html><title>app</title><script data-app="/a.js">${newPainter}</script>`)
+    utimesSync(index, new Date(), new Date(Date.now() + 60_000))
+    const after = (await app.inject({ method: 'GET', url: '/login' })).headers['content-security-policy']
+    const newHash = createHash('sha256').update(newPainter).digest('base64')
+    expect(after).toContain(`script-src 'self' 'sha256-${newHash}';`)
     expect(csp).toContain("object-src 'none'")
     expect(csp).toContain("frame-ancestors 'none'")
     expect(csp).not.toContain('upgrade-insecure-requests')

@@ -183,6 +183,15 @@ function Figures({
   const days = daySeries(buckets, previous, period, now)
   const months = monthSeries(buckets, previous, year, now)
   const monthTotal = buckets.months[month - 1] ?? 0
+  const whole = !leading
+  // The month in progress on the year's chart, dashed to its month-end estimate (with the whole figures).
+  const inProgress =
+    months.inProgress === null
+      ? undefined
+      : {
+          index: months.inProgress,
+          estimate: whole ? monthProjection(buckets, previous, months.inProgress + 1, now) : null,
+        }
   const grid = hourGrid(buckets, month, deviceOffsetMinutes(now))
 
   async function download(wholeYear: boolean) {
@@ -194,7 +203,6 @@ function Figures({
     )
   }
 
-  const whole = !leading
   return (
     <div className="sales-figures" aria-busy={!whole}>
       <section className="summary" aria-label="매출 합계">
@@ -231,6 +239,7 @@ function Figures({
         valuesLabel={`${year}년`}
         counts={months.counts}
         comparison={{ label: `${year - 1}년`, values: months.earlier }}
+        inProgress={inProgress}
         xLegend="월"
         yLegend="매출(원)"
         formatValue={won}

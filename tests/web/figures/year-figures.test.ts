@@ -83,3 +83,19 @@ describe('days that have not yet come', () => {
     ).toBe(true)
   })
 })
+
+describe('the month in progress', () => {
+  const buckets = emptyBuckets(2026)
+
+  it("is this year's current month (UTC), also on its first day; a past year has none", () => {
+    expect(monthSeries(buckets, undefined, 2026, new Date('2026-12-01T00:00:00.000Z')).inProgress).toBe(11)
+    expect(monthSeries(buckets, undefined, 2026, new Date('2026-11-30T23:59:59.999Z')).inProgress).toBe(10)
+    expect(monthSeries(buckets, undefined, 2026, new Date('2026-01-01T03:00:00.000Z')).inProgress).toBe(0)
+    expect(monthSeries(buckets, undefined, 2026, new Date('2027-01-01T00:00:00.000Z')).inProgress).toBeNull()
+  })
+
+  it("is no day of a month's days (a day's figure is its own)", () => {
+    const now = new Date('2026-12-01T05:00:00.000Z')
+    expect(daySeries(buckets, undefined, { year: 2026, month: 12 }, now).inProgress).toBeNull()
+  })
+})

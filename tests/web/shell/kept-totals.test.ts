@@ -89,6 +89,53 @@ describe('the totals last shown, painted before the app runs', () => {
     expect(await openPage(`/?store=2&year=${kept.year}&month=${kept.month}`)).toBeNull()
   })
 
+  it('wait, when the painter runs before the page has been read as far as #root (an async script), until it has', async () => {
+    // index.html loads the painter async, from its head: it may run before the body's #root exists.
+    document.body.innerHTML = '<header class="shell-header"></header>'
+    window.history.replaceState(null, '', '/')
+    vi.resetModules()
+    await import('../../../src/shell/paint-first.ts')
+    expect(document.querySelector('.kept-totals')).toBeNull()
+    document.body.insertAdjacentHTML('beforeend', '<div id="root"></div>')
+    // Mutation observers answer in a microtask.
+    await Promise.resolve()
+    expect(document.querySelector('.kept-totals')?.nextElementSibling?.id).toBe('root')
+    expect(document.querySelectorAll('.kept-totals')).toHaveLength(1)
+  })
+
+  it('paint nothing once the app has drawn its screen (the painter arrived after the app had started)', async () => {
+    document.body.innerHTML = '<header class="shell-header"></header><div id="root"><main>app</main></div>'
+    window.history.replaceState(null, '', '/')
+    vi.resetModules()
+    await import('../../../src/shell/paint-first.ts')
+    expect(document.querySelector('.kept-totals')).toBeNull()
+  })
+
+  it("start the app (index.html's script, moved into the painter's hands) after the frame that shows them, at once when there are none", async () => {
+    const painter = document.createElement('script')
+    painter.dataset.app = '/assets/index-a.js'
+    painter.dataset.preload = '/assets/app-b.js /assets/login-c.js'
+    Object.defineProperty(document, 'currentScript', { value: painter, configurable: true })
+    const appScripts = () => document.head.querySelectorAll('script[type="module"][src="/assets/index-a.js"]')
+    try {
+      expect(await openPage('/')).not.toBeNull()
+      expect(appScripts()).toHaveLength(0)
+      await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 10)))
+      expect(appScripts()).toHaveLength(1)
+      expect(
+        [...document.head.querySelectorAll<HTMLLinkElement>('link[rel="modulepreload"]')].map((link) =>
+          link.getAttribute('href'),
+        ),
+      ).toEqual(['/assets/app-b.js', '/assets/login-c.js'])
+      document.head.innerHTML = ''
+      expect(await openPage('/stores')).toBeNull()
+      expect(appScripts()).toHaveLength(1)
+    } finally {
+      Reflect.deleteProperty(document, 'currentScript')
+      document.head.innerHTML = ''
+    }
+  })
+
   it('are kept only while someone is signed in, and a wipe of the device forgets them', async () => {
     expect(localStorage.getItem(keptTotalsKey)).not.toBeNull()
     await openPage('/')
