@@ -278,16 +278,19 @@ export const usageYears = pgTable(
       .notNull()
       .references(() => stores.id, { onDelete: 'cascade' }),
     year: integer('year').notNull(),
-    version: bigint('version', { mode: 'number' }).notNull().default(0),
+    /** A new row's starts at its epoch's base (usage_epoch_base(), migration 0012), never at 0. */
+    version: bigint('version', { mode: 'number' }).notNull().default(sql`usage_epoch_base()`),
     /** The year's record count and amount sum, kept by the same trigger (migration 0007): the changes call's checksum. */
     recordCount: bigint('record_count', { mode: 'number' }).notNull().default(0),
     amountSum: bigint('amount_sum', { mode: 'number' }).notNull().default(0),
     /**
      * Every change with a revision above this one is in usage_changes; a client whose `after` is below it
      * is told to reset. Raised by the pruning of old changes (server/usage/changes.ts), set to the
-     * version a year had when the log began (migration 0007).
+     * version a year had when the log began (migration 0007). A new row's is its epoch's base
+     * (migration 0012), so whoever keeps a revision of an earlier epoch (a server's view, a client) for
+     * a year made again after a restore is told to reset, not handed changes on top of what it kept.
      */
-    logFrom: bigint('log_from', { mode: 'number' }).notNull().default(0),
+    logFrom: bigint('log_from', { mode: 'number' }).notNull().default(sql`usage_epoch_base()`),
   },
   (table) => [primaryKey({ columns: [table.storeId, table.year] })],
 )

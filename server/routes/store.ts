@@ -76,7 +76,9 @@ export const storeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .header('vary', 'accept, accept-encoding')
         .header(usageRevisionHeader, String(version))
         .type(answer.type)
-      if (etagMatches(request.headers['if-none-match'], answer.etag)) return reply.code(304).send(null)
+      // No payload at all (the schema's null is the absent body): a 304 has none, whatever the transport.
+      if (etagMatches(request.headers['if-none-match'], answer.etag))
+        return reply.code(304).send(undefined as unknown as null)
 
       const acceptEncoding = request.headers['accept-encoding']
       // The bodies are already serialized (the contract's UsageAnswer, or the compact bytes); Fastify

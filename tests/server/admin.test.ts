@@ -90,9 +90,11 @@ describe('npm run admin', () => {
   it("lists a store's devices and revokes one or all of them (a device that never speaks counts as offline)", async () => {
     await ownerWithStore()
     await admin('add-store', '강남점')
+    // Ids given here (a device's own are random): devices 1 to 4, in the order added.
+    let nextId = 1
     const device = (storeId: number, name: string, paired: boolean) =>
       current.app.db.execute(
-        sql`insert into devices (store_id, name, key_hash, paired_at) values (${storeId}, ${name},
+        sql`insert into devices (id, store_id, name, key_hash, paired_at) values (${nextId++}, ${storeId}, ${name},
           ${paired ? `key-${name}` : null}, ${paired ? '2026-03-01T00:00:00Z' : null}::timestamptz)`,
       )
     await device(1, '세탁기 1', true)

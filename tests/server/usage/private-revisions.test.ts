@@ -172,3 +172,28 @@ describe("a member watching its own store's numbers while another store writes",
     expect(gaps.every((gap) => gap > 1000)).toBe(true)
   })
 })
+
+describe('a store-year made anew', () => {
+  it("starts at its epoch's base, version and log_from alike, however it is made (a sale, or a device batch pre-making two years)", async () => {
+    const yearRow = (year: number) =>
+      queryRows<{ version: string | number; log_from: string | number; base: string | number }>(
+        current.app.db,
+        sql`select version, log_from, (select epoch * 100000000 from usage_epoch where id = 1) as base
+            from usage_years where store_id = ${people.storeId} and year = ${year}`,
+      )
+    await sale(people.storeId, '2031-06-01T00:00:00Z')
+    const [made] = await yearRow(2031)
+    // A server's view or a client that kept a revision of an earlier epoch (a restore, then the year
+    // made again) is told to reset by log_from, not handed changes on top of what it kept.
+    expect(Number(made?.log_from)).toBe(Number(made?.base))
+    expect(Number(made?.version)).toBe(Number(made?.base) + 1)
+    // What ingest.ts inserts for a batch spanning two years: the columns' defaults.
+    await current.app.db.execute(
+      sql`insert into usage_years (store_id, year) values (${people.storeId}, 2032) on conflict do nothing`,
+    )
+    const [premade] = await yearRow(2032)
+    expect(Number(premade?.version)).toBe(Number(premade?.base))
+    expect(Number(premade?.log_from)).toBe(Number(premade?.base))
+    expect(Number(premade?.base)).toBeGreaterThan(0)
+  })
+})
