@@ -105,10 +105,9 @@ async function main(argv: string[]) {
 
   if (command !== 'run') throw new UsageError(`unknown command ${command}`)
   const address = server ?? readIdentity(dir)?.server
-  if (address && isPlainHttpElsewhere(address)) {
-    if (values['allow-http'] !== true) throw new PairingError(`not running: ${plainHttpWarning(address)}`)
-    report(`warning: ${plainHttpWarning(address)}`)
-  }
+  // Warned about, not refused: a device paired over plain http before this rule has sent its key already,
+  // and refusing now would only stop its sales after an update (pairing anew is refused without the flag).
+  if (address && isPlainHttpElsewhere(address)) report(`warning: ${plainHttpWarning(address)}`)
   const device = new Device(dir, {
     ...(server ? { server } : {}),
     log: report,
