@@ -229,6 +229,16 @@ export class Device {
         const { accepted, duplicates, rejected, generation } = outcome.value
         // Before the batch is acknowledged: its sales are in the generation that answered.
         this.observe(generation, call)
+        if (
+          generation !== undefined &&
+          this.queue.generation !== undefined &&
+          generation !== this.queue.generation
+        ) {
+          // Stored by a generation the server has left since (its writes may be among those lost): no
+          // acknowledgement; the batch goes again under its key, which the server answers as it is now.
+          this.log(`answered by the server's database generation ${generation}, left since: sending again`)
+          continue
+        }
         this.queue.ack(batch.key, rejected)
         attempt = 0
         this.log(

@@ -142,6 +142,49 @@ describe('the device', () => {
     device.close()
   })
 
+  test('an answer telling the generation the server has left since is no acknowledgement: the batch goes again under its key', async () => {
+    let generation = 'g1'
+    let held: (() => void) | undefined
+    let sales = 0
+    const { device, calls } = deviceWith(({ url, init }) => {
+      if (url.endsWith('/heartbeat'))
+        return new Response(null, { status: 204, headers: { 'database-generation': generation } })
+      const sent = (JSON.parse(String(init.body)) as { sales: Sale[] }).sales
+      const answer = json(200, {
+        accepted: sent.length,
+        duplicates: 0,
+        rejected: [],
+        serverTime: '',
+        generation,
+      })
+      // The first batch is answered late, by the generation it was stored in (then lost by a restore).
+      if (++sales === 1) return new Promise<Response>((resolve) => (held = () => resolve(answer)))
+      return answer
+    })
+    const beat = () => (device as unknown as { beat(): Promise<void> }).beat()
+    await beat()
+    device.take([sale(1)])
+    const running = device.start()
+    await until(() => held !== undefined)
+    generation = 'g2'
+    await beat()
+    held?.()
+    await until(() => salesCalls(calls).length === 2)
+    await device.idle()
+    const [first, second] = salesCalls(calls)
+    const salesOf = (call: typeof first) => (JSON.parse(String(call?.init.body)) as { sales: Sale[] }).sales
+    expect(salesOf(second)).toEqual(salesOf(first))
+    expect(new Headers(second?.init.headers).get('idempotency-key')).toBe(
+      new Headers(first?.init.headers).get('idempotency-key'),
+    )
+    expect(device.queue.generation).toBe('g2')
+    expect(device.queue.kept.map((s) => s.id)).toEqual(['s1'])
+    expect(device.queue.length).toBe(0)
+    device.stop()
+    await running
+    device.close()
+  })
+
   test('a revoked key refused at the heartbeat stops it too', async () => {
     const { device } = deviceWith(() => json(401, { message: '해제된 단말기입니다.' }))
     expect(await device.start()).toEqual({
