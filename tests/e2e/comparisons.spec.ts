@@ -237,16 +237,28 @@ function checkScreen(
   expect(shown.dailyTable.slice(1)).toEqual(dayRows)
 
   // The yearly chart's: months up to this one, `—` after it; last year's months as the comparison.
-  expect(shown.yearlyLegend).toBe(`${year}년${year - 1}년`)
+  // This month is the month in progress: `(진행 중) sum · 예상 estimate`, the estimate (when known) the
+  // month box's within the same bounds, and `예상` in the legend with it.
+  const inProgress = shown.yearlyTable[month]?.[1]?.match(/^\(진행 중\) ([\d,]+원)(?: · 예상 ([\d,]+)원)?$/)
+  const chartEstimate = inProgress?.[2] === undefined ? null : Number(inProgress[2].replaceAll(',', ''))
+  if (estimateKnown) {
+    expect(chartEstimate).toBeGreaterThanOrEqual(Math.round(reference.projection(sales, to)) - 1)
+    expect(chartEstimate).toBeLessThanOrEqual(Math.round(reference.projection(sales, from)) + 1)
+  }
+  expect(shown.yearlyLegend).toBe(`${year}년${year - 1}년${chartEstimate === null ? '' : '예상'}`)
   expect(shown.yearlyTable[0]).toEqual(['월', `${year}년 매출(원)`, '결제 건수', `${year - 1}년 매출(원)`])
   const monthRows = Array.from({ length: 12 }, (_, index) => {
     const figures = sumOf(Date.UTC(year, index, 1), Date.UTC(year, index + 1, 1))
     const comparison = lastYearKnown
       ? won(sumOf(Date.UTC(year - 1, index, 1), Date.UTC(year - 1, index + 1, 1)).sum)
       : '—'
+    const sum =
+      index + 1 === month
+        ? `(진행 중) ${won(figures.sum)}${chartEstimate === null ? '' : ` · 예상 ${won(chartEstimate)}`}`
+        : won(figures.sum)
     return index + 1 > month
       ? [`${index + 1}월`, '—', '—', comparison]
-      : [`${index + 1}월`, won(figures.sum), counted(figures.count), comparison]
+      : [`${index + 1}월`, sum, counted(figures.count), comparison]
   })
   expect(shown.yearlyTable.slice(1)).toEqual(monthRows)
 
