@@ -108,6 +108,11 @@ describe('serving the web app, pictures and the API description', () => {
     const after = (await app.inject({ method: 'GET', url: '/login' })).headers['content-security-policy']
     const newHash = createHash('sha256').update(newPainter).digest('base64')
     expect(after).toContain(`script-src 'self' 'sha256-${newHash}';`)
+    // The API's answers are no page: no file is looked at for them, and no inline script is allowed.
+    const api = (await app.inject({ method: 'GET', url: '/api/v0/stores' })).headers[
+      'content-security-policy'
+    ]
+    expect(api).toContain("script-src 'self';")
     expect(csp).toContain("object-src 'none'")
     expect(csp).toContain("frame-ancestors 'none'")
     expect(csp).not.toContain('upgrade-insecure-requests')
