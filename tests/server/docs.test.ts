@@ -1,0 +1,116 @@
+// The docs as rules, checked: docs/product.md stays a description of rules (at most 600 lines, the
+// measured figures in bench/README.md), every "decision N" cited anywhere in the repo has its line in
+// product.md's index of decisions (and that line's link names a section of the file), the docs' links
+// to files of the repo resolve, and no tracked file cites an issue number: the repo speaks for itself,
+// so a comment names the rule or the decision, never the ticket it came from.
+import { execFileSync } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+const root = resolve(import.meta.dirname, '../..')
+const read = (path: string) => readFileSync(join(root, path), 'utf8')
+const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' })
+  .split('\0')
+  .filter((path) => path !== '' && existsSync(join(root, path)))
+
+/** Text files worth scanning: everything tracked but the lock file and binary assets. */
+const scanned = tracked.filter(
+  (path) => path !== 'package-lock.json' && !/\.(png|jpe?g|gif|webp|ico|woff2?|tar\.gz|gz|br)$/.test(path),
+)
+
+// "issue 24", "Issue #32", "issues 23 and 24", "(#17)", "PR #5". A URL to another project's issue
+// (".../issues/123", "pglite#123") is not matched: it names that project's record, not ours.
+const issueCitation = /\bissues? ?#?\d+|\(#\d+\)|\bPR ?#\d+/i
+
+/** Every decision number cited in a text: "decision 4", "decisions 97–99, 138", "decisions 4 and 49". */
+export function citedDecisions(text: string): number[] {
+  const numbers: number[] = []
+  const citation =
+    /\bdecisions? (\d+(?:\s*[–-]\s*\d+)?(?:(?:,\s*(?:and\s+)?|\s+and\s+)\d+(?:\s*[–-]\s*\d+)?)*)/gi
+  for (const match of text.matchAll(citation)) {
+    for (const part of match[1].split(/,\s*(?:and\s+)?|\s+and\s+/)) {
+      const [from, to] = part.split(/\s*[–-]\s*/).map(Number)
+      for (let n = from; n <= (to ?? from); n++) numbers.push(n)
+    }
+  }
+  return numbers
+}
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
+function slug(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-')
+}
+
+const product = read('docs/product.md')
+const anchors = new Set(
+  product
+    .split('\n')
+    .filter((line) => /^#{1,6} /.test(line))
+    .map((line) => slug(line.replace(/^#+ /, ''))),
+)
+const indexStart = product.search(/^## \d+\. Index of decisions/m)
+const indexLines = indexStart < 0 ? [] : product.slice(indexStart).split('\n')
+const indexed = new Map<number, string>()
+for (const line of indexLines) {
+  const entry = /^- (\d+)\. /.exec(line)
+  if (entry) indexed.set(Number(entry[1]), line)
+}
+
+describe('the docs as rules', () => {
+  it('keeps docs/product.md at 600 lines or fewer', () => {
+    expect(product.split('\n').length).toBeLessThanOrEqual(600)
+  })
+
+  it('has an index line for every decision cited anywhere, each linking a section of product.md', () => {
+    expect(indexed.size, 'the index of decisions').toBeGreaterThan(100)
+    const missing: string[] = []
+    for (const path of scanned) {
+      for (const n of citedDecisions(read(path))) if (!indexed.has(n)) missing.push(`${path}: decision ${n}`)
+    }
+    expect([...new Set(missing)]).toEqual([])
+    const unresolved = [...indexed.values()].filter((line) => {
+      const link = /\]\(#([^)]+)\)/.exec(line)
+      return !link || !anchors.has(link[1])
+    })
+    expect(unresolved).toEqual([])
+  })
+
+  it('links only files that exist, from the README and the docs', () => {
+    const broken: string[] = []
+    for (const path of ['README.md', 'bench/README.md', ...tracked.filter((p) => /^docs\/.*\.md$/.test(p))]) {
+      for (const [, target] of read(path).matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/i.test(target) || target.startsWith('#')) continue
+        const file = target.split('#')[0]
+        if (!existsSync(resolve(root, dirname(path), file))) broken.push(`${path}: ${target}`)
+      }
+    }
+    expect(broken).toEqual([])
+  })
+
+  it('finds no issue number cited in any tracked file', () => {
+    const citing: string[] = []
+    for (const path of scanned) {
+      read(path)
+        .split('\n')
+        .forEach((line, i) => {
+          if (issueCitation.test(line)) citing.push(`${path}:${i + 1}: ${line.trim().slice(0, 100)}`)
+        })
+    }
+    expect(citing).toEqual([])
+  })
+
+  it('recognises the forms it looks for', () => {
+    expect(
+      citedDecisions('decisions 97–99, 138 and decision 4; decisions 4 and 49; decisions 83-88'),
+    ).toEqual([97, 98, 99, 138, 4, 4, 49, 83, 84, 85, 86, 87, 88])
+    for (const cited of ['issue 24', 'Issue #32', 'issues 23 and 24', 'fixed (#17)', 'PR #5'])
+      expect(issueCitation.test(cited), cited).toBe(true)
+    for (const other of ['https://github.com/electric-sql/pglite/issues/123', 'pglite#123', 'color: #333'])
+      expect(issueCitation.test(other), other).toBe(false)
+  })
+})
