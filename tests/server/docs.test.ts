@@ -24,7 +24,7 @@ const scanned = tracked.filter(
 const issueCitation = /\bissues? ?#?\d+|\(#\d+\)|\bPR ?#\d+/i
 
 /** Every decision number cited in a text: "decision 4", "decisions 97–99, 138", "decisions 4 and 49". */
-export function citedDecisions(text: string): number[] {
+function citedDecisions(text: string): number[] {
   const numbers: number[] = []
   const citation =
     /\bdecisions? (\d+(?:\s*[–-]\s*\d+)?(?:(?:,\s*(?:and\s+)?|\s+and\s+)\d+(?:\s*[–-]\s*\d+)?)*)/gi
