@@ -31,9 +31,9 @@ function citedDecisions(text: string): number[] {
   const citation =
     /\bdecisions? (\d+(?:\s*[–-]\s*\d+)?(?:(?:,\s*(?:and\s+)?|\s+and\s+)\d+(?:\s*[–-]\s*\d+)?)*)/gi
   for (const match of text.matchAll(citation)) {
-    for (const part of match[1].split(/,\s*(?:and\s+)?|\s+and\s+/)) {
-      const [from, to] = part.split(/\s*[–-]\s*/).map(Number)
-      for (let n = from; n <= (to ?? from); n++) numbers.push(n)
+    for (const part of (match[1] ?? '').split(/,\s*(?:and\s+)?|\s+and\s+/)) {
+      const [from = 0, to = from] = part.split(/\s*[–-]\s*/).map(Number)
+      for (let n = from; n <= to; n++) numbers.push(n)
     }
   }
   return numbers
@@ -70,7 +70,7 @@ if (indexStart >= 0) {
   for (const [, n, link] of product
     .slice(indexStart)
     .matchAll(/\| (\d+) \| [^|\n]+ \| (\[[^\]]+\]\([^)]+\))/g))
-    indexed.set(Number(n), link)
+    indexed.set(Number(n), link ?? '')
 }
 
 describe('the docs as rules', () => {
@@ -86,8 +86,8 @@ describe('the docs as rules', () => {
     }
     expect([...new Set(missing)]).toEqual([])
     const unresolved = [...indexed.entries()].filter(([, link]) => {
-      const [file, anchor] = (/\]\(([^)#]*)#([^)]+)\)/.exec(link) ?? []).slice(1)
-      return !anchor || !anchors[file]?.has(anchor)
+      const [, file = '', anchor = ''] = /\]\(([^)#]*)#([^)]+)\)/.exec(link) ?? []
+      return !anchors[file]?.has(anchor)
     })
     expect(unresolved).toEqual([])
   })
@@ -95,9 +95,9 @@ describe('the docs as rules', () => {
   it('links only files that exist, from the README and the docs', () => {
     const broken: string[] = []
     for (const path of ['README.md', 'bench/README.md', ...tracked.filter((p) => /^docs\/.*\.md$/.test(p))]) {
-      for (const [, target] of read(path).matchAll(/\]\(([^)\s]+)\)/g)) {
+      for (const [, target = ''] of read(path).matchAll(/\]\(([^)\s]+)\)/g)) {
         if (/^[a-z]+:/i.test(target) || target.startsWith('#')) continue
-        const file = target.split('#')[0]
+        const [file = ''] = target.split('#')
         if (!existsSync(resolve(root, dirname(path), file))) broken.push(`${path}: ${target}`)
       }
     }
