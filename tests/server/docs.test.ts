@@ -92,13 +92,16 @@ describe('the docs as rules', () => {
     expect(unresolved).toEqual([])
   })
 
-  it('links only files that exist, from the README and the docs', () => {
+  it('links only files and headings that exist, from the README and the docs', () => {
     const broken: string[] = []
     for (const path of ['README.md', 'bench/README.md', ...tracked.filter((p) => /^docs\/.*\.md$/.test(p))]) {
       for (const [, target = ''] of read(path).matchAll(/\]\(([^)\s]+)\)/g)) {
-        if (/^[a-z]+:/i.test(target) || target.startsWith('#')) continue
-        const [file = ''] = target.split('#')
-        if (!existsSync(resolve(root, dirname(path), file))) broken.push(`${path}: ${target}`)
+        if (/^[a-z]+:/i.test(target)) continue
+        const [file = '', anchor] = target.split('#')
+        const linked = file === '' ? join(root, path) : resolve(root, dirname(path), file)
+        if (!existsSync(linked)) broken.push(`${path}: ${target}`)
+        else if (anchor && linked.endsWith('.md') && !anchorsOf(readFileSync(linked, 'utf8')).has(anchor))
+          broken.push(`${path}: ${target}`)
       }
     }
     expect(broken).toEqual([])
