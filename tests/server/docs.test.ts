@@ -107,6 +107,17 @@ describe('the docs as rules', () => {
     expect(broken).toEqual([])
   })
 
+  it('names only files that exist, in the docs that state rules', () => {
+    const gone: string[] = []
+    for (const path of ['README.md', 'docs/product.md', 'docs/operations.md', 'contract/usage-compact.md']) {
+      const named = read(path).matchAll(
+        /`((?:src|server|contract|device|domain|tests|bench|scripts|build)\/[\w./-]+)`/g,
+      )
+      for (const [, file = ''] of named) if (!existsSync(join(root, file))) gone.push(`${path}: ${file}`)
+    }
+    expect([...new Set(gone)]).toEqual([])
+  })
+
   it('finds no issue number cited in any tracked file', () => {
     const citing: string[] = []
     for (const path of scanned) {
