@@ -1,5 +1,5 @@
-// Issue 24's scale target for the server's view of every store (server/alerts/view.ts, decisions
-// 131–132): STORES stores (10,000 unless given) with 8 weeks of history each, made on a new database of
+// The scale target for the server's view of every store (10,000 stores, ≤ 5 s a minute, ≤ 500 MB;
+// server/alerts/view.ts, docs/product.md decisions 131–132): STORES stores (10,000 unless given) with 8 weeks of history each, made on a new database of
 // the PostgreSQL of DATABASE_URL by generate_series (a sale every 30 minutes from 01:00 to 11:59 UTC,
 // 24 a day; one store in ten stops at 01:50 today, so the quiet rule speaks), each with its owner.
 // Prints, as the last line, JSON: the build and load times, the process's memory (RSS, and heap after

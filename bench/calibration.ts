@@ -1,4 +1,4 @@
-// The quiet-store rule's calibration (issue 24, "Calibration, printed by npm run bench"): a year of the
+// The quiet-store rule's calibration (docs/product.md decisions 125–126, printed by npm run bench): a year of the
 // demo stores' records, made exactly as server/db/seed.ts makes them (the same MD5 hashes of store, day
 // and cycle, here in JavaScript), and of a sparser rhythm (the live demo devices' Poisson process,
 // device/simulate.ts, at 20 cycles a day, seeded), with outages of 1–6 hours injected at seeded random

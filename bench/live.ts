@@ -1,4 +1,4 @@
-// Live changes (issue 23): held calls of GET /api/v0/store/{id}/usage/changes, over real HTTP to the
+// Live changes (docs/product.md decisions 77–82): held calls of GET /api/v0/store/{id}/usage/changes, over real HTTP to the
 // real app. Prints one JSON line.
 //   held:  1,000 calls held on one instance (the embedded database in a temporary folder): the server
 //          process's resident memory and heap before, with them held, and after their clients went away

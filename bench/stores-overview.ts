@@ -1,5 +1,5 @@
-// The stores overview on a slow line (issue 24: "an owner with 30 stores sees the overview on 3G in
-// ≤ 3 s"; docs/product.md decision 140), in Chromium against the real server: the demo owner with 30
+// The stores overview on a slow line (the target: an owner with 30 stores sees the overview on 3G
+// in ≤ 3 s; docs/product.md decision 140), in Chromium against the real server: the demo owner with 30
 // stores of demo data (the three demo stores, and 27 more at the demo rhythm, 45 to 200 cycles a day,
 // over the last 120 days: every hour the overview reads, in a fraction of the seeding time), on the
 // embedded database; the server loads the view of every store at start (decision 139). A new browser

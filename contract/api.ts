@@ -79,7 +79,7 @@ export type Usage = Static<typeof Usage>
 export const UsageAnswer = Type.Object({ usages: Type.Array(Usage) })
 export type UsageAnswer = Static<typeof UsageAnswer>
 
-// The changes call (issue 23, docs/operations.md "Live changes"): our server's addition. A client that
+// The changes call (docs/operations.md "Live changes", docs/product.md decisions 77–82): our server's addition. A client that
 // finds no such call (404) keeps refetching the year.
 
 /** The revision of a store's year, as the usage answer's `Usage-Revision` header and `rev` say. */

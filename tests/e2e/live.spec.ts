@@ -1,4 +1,4 @@
-// Live figures (issue 23, docs/product.md §2.3): a sale a device posts shows on the open sales screen and
+// Live figures (docs/product.md §2.3, decisions 83–88): a sale a device posts shows on the open sales screen and
 // the overview without a reload, in two tabs with one live request between them; a hidden tab asks
 // nothing; offline, nothing is asked and the figures keep their "as of", and back online they catch up;
 // a logout during a held call leaves nothing behind. The device is paired and posts through the real

@@ -1,4 +1,4 @@
-// The sales screen while a version 2 usage answer streams (issue 25, decision 116): the answer comes in
+// The sales screen while a version 2 usage answer streams (docs/product.md decision 116): the answer comes in
 // small pieces with pauses; the totals and charts are on screen after the sums' bytes and before the
 // last byte, the rest loading; a connection cut after the sums leaves them shown, the rest failed with a
 // retry, and nothing kept as complete figures.

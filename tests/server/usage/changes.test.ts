@@ -1,4 +1,4 @@
-// The changes call (issue 23): GET /api/v0/store/{id}/usage/changes, its log kept by the usages
+// The changes call (docs/product.md decisions 77–82): GET /api/v0/store/{id}/usage/changes, its log kept by the usages
 // triggers (migration 0007), and the held call woken by a commit, on either database.
 import { type SQL, sql } from 'drizzle-orm'
 import { describe, expect, it } from 'vitest'

@@ -1,4 +1,4 @@
-// The compact usage form, version 2 (contract/usage-compact.md "Version 2"; issue 25): negotiated by
+// The compact usage form, version 2 (contract/usage-compact.md "Version 2"; decision 115): negotiated by
 // Accept as version 1 is, its leading day sums equal the buckets of its own records and of the JSON, its
 // records are version 1's bytes exactly, one ETag of its own and the same Usage-Revision; and the JSON
 // and version 1 answers are byte for byte what they were before version 2 existed.

@@ -1,4 +1,4 @@
-// Live changes with several instances on one PostgreSQL (issue 23): revisions follow the commit order a
+// Live changes with several instances on one PostgreSQL (decision 81): revisions follow the commit order a
 // store-year's row lock enforces (a reader never gets N+1 without N); a commit on one instance wakes
 // a held call on the other; a logout on one ends a held call on the other; the listening connection
 // comes back after its backend is killed.

@@ -1,4 +1,4 @@
-// The compact usage answer's version 2 in the app (contract/usage-compact.md "Version 2", issue 25):
+// The compact usage answer's version 2 in the app (contract/usage-compact.md "Version 2", decision 116):
 // its leading sums equal the buckets of its own records and of the same records as JSON, for any
 // records; the worker's feed gives them as soon as their bytes are in, before the last byte; the
 // records win over sums that contradict them, and the difference is reported as an error.
