@@ -12,6 +12,15 @@ const postgres: TestProjectInlineConfiguration[] = process.env.DATABASE_URL
           include: ['tests/server/**/*.test.ts'],
           // Only about the embedded database, whatever TEST_DB says: once is enough.
           exclude: [
+            // What these assert is HTTP, TLS, configuration, a gateway's protocol or a push service's,
+            // never what a database answers: the database only keeps their rows, as on PGlite.
+            'tests/server/config.test.ts',
+            'tests/server/https.test.ts',
+            'tests/server/phone.test.ts',
+            'tests/server/push/web-push.test.ts',
+            'tests/server/sms.test.ts',
+            'tests/server/trust-proxy.test.ts',
+            'tests/server/web.test.ts',
             'tests/server/db/lock.test.ts',
             'tests/server/db/snapshots.test.ts',
             'tests/server/db/embedded.test.ts',

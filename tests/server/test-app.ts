@@ -1,5 +1,6 @@
 // Builds the real app for a test file on a fresh database: in-memory PGlite, or (TEST_DB=postgres) a
-// new database on the PostgreSQL of DATABASE_URL that `close()` drops again.
+// new database on the PostgreSQL of DATABASE_URL that `close()` drops again. Both start as a copy of
+// the migrated empty database global-setup.ts made once for the run.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -18,7 +19,7 @@ export async function openTestDatabase(): Promise<Database> {
   }
   const adminUrl = process.env.DATABASE_URL
   if (!adminUrl) throw new Error('TEST_DB=postgres needs DATABASE_URL')
-  const created = await createPostgresDatabase(adminUrl)
+  const created = await createPostgresDatabase(adminUrl, 'laundry_test', inject('postgresTemplate'))
   const database = await openDatabase({ databaseUrl: created.url })
   postgresUrls.set(database.db, created.url)
   return {

@@ -37,7 +37,13 @@ function runChild(target: string, count: number, timeoutMs: number) {
 describe('the alert rules with 300 candidates', () => {
   it('evaluate twice, and every store has its alert recorded or capped', { timeout: 150_000 }, async () => {
     const postgres =
-      process.env.TEST_DB === 'postgres' ? await createPostgresDatabase(process.env.DATABASE_URL ?? '') : null
+      process.env.TEST_DB === 'postgres'
+        ? await createPostgresDatabase(
+            process.env.DATABASE_URL ?? '',
+            'laundry_test',
+            inject('postgresTemplate'),
+          )
+        : null
     try {
       const result = await runChild(postgres?.url ?? inject('pgliteTemplate'), 300, 120_000)
       expect(result.timedOut, result.output).toBe(false)
