@@ -1,5 +1,5 @@
 // The scale target for the server's view of every store (10,000 stores, ≤ 5 s a minute, ≤ 500 MB;
-// server/alerts/view.ts, docs/product.md decisions 131–132): STORES stores (10,000 unless given) with 8 weeks of history each, made on a new database of
+// server/stores/view.ts, docs/product.md decisions 131–132): STORES stores (10,000 unless given) with 8 weeks of history each, made on a new database of
 // the PostgreSQL of DATABASE_URL by generate_series (a sale every 30 minutes from 01:00 to 11:59 UTC,
 // 24 a day; one store in ten stops at 01:50 today, so the quiet rule speaks), each with its owner.
 // Prints, as the last line, JSON: the build and load times, the process's memory (RSS, and heap after
@@ -9,8 +9,8 @@
 //   DATABASE_URL=postgres://… node --expose-gc --import tsx bench/alerts-scale.ts
 import { sql } from 'drizzle-orm'
 import { createPostgresDatabase } from '../scripts/postgres-database.ts'
-import { loadStoreView } from '../server/alerts/view.ts'
 import { openDatabase, queryRows } from '../server/db/client.ts'
+import { loadStoreView } from '../server/stores/view.ts'
 import { storeFigures } from '../src/figures/store-overview.ts'
 
 const storeCount = Number(process.env.STORES ?? 10_000)

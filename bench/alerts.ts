@@ -1,4 +1,4 @@
-// What a minute's alert evaluation costs (server/alerts/rules.ts, decision 108): STORES stores (500
+// What a minute's alert evaluation costs (server/alerts/evaluate.ts, decision 108): STORES stores (500
 // unless given) with 8 weeks of a steady rhythm (66 sales a day), each with its owner, one in ten gone
 // quiet, on a new database of the PostgreSQL of DATABASE_URL. Prints the first evaluation (every
 // store-year bucketed, the quiet alerts recorded), the next minutes (nothing changed), a minute after
@@ -8,7 +8,7 @@
 import { sql } from 'drizzle-orm'
 import type { FastifyBaseLogger } from 'fastify'
 import { createPostgresDatabase } from '../scripts/postgres-database.ts'
-import { createAlertRules } from '../server/alerts/rules.ts'
+import { createAlertRules } from '../server/alerts/evaluate.ts'
 import { addStore, addUser, grant } from '../server/db/accounts.ts'
 import { openDatabase } from '../server/db/client.ts'
 import { createPush } from '../server/push/deliver.ts'

@@ -8,9 +8,9 @@
 //   DATABASE_URL=postgres://… node --import tsx bench/overview.ts
 import { sql } from 'drizzle-orm'
 import { createPostgresDatabase } from '../scripts/postgres-database.ts'
-import { storeViews } from '../server/alerts/view.ts'
 import { addStore, addUser, grant } from '../server/db/accounts.ts'
 import { openDatabase } from '../server/db/client.ts'
+import { storeViews } from '../server/stores/view.ts'
 import { storesOverview } from '../server/usage/overview.ts'
 
 const rounds = Number(process.env.ROUNDS ?? 10)

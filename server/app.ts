@@ -8,8 +8,8 @@ import helmet from '@fastify/helmet'
 import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyRequest } from 'fastify'
-import { type AlertRules, createAlertRules } from './alerts/rules.ts'
-import { type StoreViews, storeViews } from './alerts/view.ts'
+import { type AlertRules, createAlertRules } from './alerts/evaluate.ts'
+import { alertSchedule } from './alerts/schedule.ts'
 import type { Config } from './config.ts'
 import type { Database } from './db/client.ts'
 import { isDeviceKey } from './devices/keys.ts'
@@ -38,6 +38,7 @@ import { type SmsRetry, type SmsSender, smsFromConfig, smsOutbox } from './sign-
 import { createTokens, jwtSecret, type Tokens } from './sign-in/tokens.ts'
 import { declareCommonStatuses, requireBearer } from './statuses.ts'
 import { type StoreAccess, storeAccess } from './store-access.ts'
+import { type StoreViews, storeViews } from './stores/view.ts'
 import { type UsageCache, usageCache } from './usage/cache.ts'
 import { pruneChanges } from './usage/changes.ts'
 import { createLive, type Live } from './usage/live.ts'
@@ -69,7 +70,7 @@ export interface AppOptions {
   sendStallMs?: number
   /** How pushes go out, given the VAPID keys; by default web-push (tests hand a fake or trust a local service). */
   pushTransport?: (keys: VapidKeys, subject: string) => PushTransport
-  /** How often the alert rules are evaluated (server/alerts/rules.ts); 0: never by itself (tests call it). */
+  /** How often the alert rules are evaluated (server/alerts/schedule.ts); 0: never by itself (tests call it). */
   alertsEveryMs?: number
 }
 
@@ -305,22 +306,13 @@ export async function buildApp({
   })
   app.decorate('push', { ...push, keys: pushKeys })
   // The alert rules, every minute on every instance; the database decides what is sent (decision 102).
-  // Their view of every store (server/alerts/view.ts): the hours the rules read, kept current.
+  // Their view of every store (server/stores/view.ts): the hours the rules read, kept current.
   app.decorate('alertRules', createAlertRules({ db: database.db, push, log: app.log, views }))
-  let evaluating: Promise<unknown> | undefined
-  const evaluateAlerts = () => {
-    evaluating ??= app.alertRules
-      .evaluate(now())
-      .catch((error: unknown) => app.log.error({ err: error }, 'alert evaluation failed'))
-      .finally(() => {
-        evaluating = undefined
-      })
-  }
-  const evaluator = alertsEveryMs > 0 ? setInterval(evaluateAlerts, alertsEveryMs).unref() : undefined
+  const alerts = alertSchedule({ rules: app.alertRules, everyMs: alertsEveryMs, now, log: app.log })
   // The first evaluation at start, not a minute after it (decision 139): it loads the view of every
   // store the stores overview answers from, so the first overviews after a start are not each store's
   // years bucketed. Not awaited: at 10,000 stores the load takes seconds; answers fall back meanwhile.
-  if (alertsEveryMs > 0) app.addHook('onReady', async () => evaluateAlerts())
+  if (alertsEveryMs > 0) app.addHook('onReady', async () => alerts.tick())
   app.decorateRequest('userId', 0)
   app.decorateRequest('signInId', '')
   app.decorateRequest('accessExpiresAt', 0)
@@ -348,8 +340,7 @@ export async function buildApp({
     await app.usageCache.close()
     await app.live.close()
     clearInterval(sweeper)
-    clearInterval(evaluator)
-    await evaluating
+    await alerts.stop()
     await database.close()
   })
   app.setErrorHandler(handleError)

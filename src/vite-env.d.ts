@@ -10,3 +10,5 @@ interface ImportMetaEnv {
 
 /** The app's version (package.json), which also invalidates the offline cache of older versions. */
 declare const __APP_VERSION__: string
+/** The alerts screen's examples, worded at build time by domain/alert-texts.ts (src/features/alerts/alert-examples.ts). */
+declare const __ALERT_EXAMPLES__: Record<import('../contract/api.ts').AlertKind, [string, string]>

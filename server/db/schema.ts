@@ -448,14 +448,20 @@ export const alerts = pgTable(
     body: text('body').notNull(),
     /** The notification's tag: a later alert of the same tag replaces it on the device. */
     tag: text('tag').notNull(),
-    /** `held` during quiet hours (in the list only), `sent` once pushed. */
+    /** `held` during quiet hours (in the list only), `sent` once due to be pushed. */
     state: text('state', { enum: ['held', 'sent'] }).notNull(),
     createdAt: createdAt(),
     sentAt: timestamp('sent_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * The outbox: set when the alert is recorded `sent` (or a held one released), cleared by the one
+     * instance whose update takes it to push (server/alerts/outbox.ts). False for every row before it.
+     */
+    pushPending: boolean('push_pending').notNull().default(false),
   },
   (table) => [
     unique('alerts_once').on(table.userId, table.storeId, table.kind, table.episode).nullsNotDistinct(),
     index('alerts_user_created').on(table.userId, table.createdAt),
+    index('alerts_push_pending').on(table.id).where(sql`${table.pushPending}`),
   ],
 )
 

@@ -7,19 +7,10 @@
 // and swept).
 import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
 import type { FastifyBaseLogger } from 'fastify'
+import type { PushPayload } from '../../contract/push.ts'
 import type { Db } from '../db/client.ts'
 import { pushSubscriptions, signIns } from '../db/schema.ts'
 import type { PushTransport, Urgency } from './transport.ts'
-
-/** What the service worker shows (public/push-sw.js): every push is a notification. */
-export interface PushMessage {
-  title: string
-  body: string
-  /** A later notification of the same tag replaces this one on the device. */
-  tag: string
-  /** The store whose sales screen a click opens; none opens the app's start. */
-  store?: number
-}
 
 export interface SendOptions {
   ttlSeconds: number
@@ -66,8 +57,8 @@ export function createPush({
   log: FastifyBaseLogger
 }) {
   return {
-    /** Sends `message` to every live subscription of the user, all at once; never throws for one that fails. */
-    async sendToUser(userId: number, message: PushMessage, options: SendOptions): Promise<SendReport> {
+    /** Sends `payload` to every live subscription of the user, all at once; never throws for one that fails. */
+    async sendToUser(userId: number, payload: PushPayload, options: SendOptions): Promise<SendReport> {
       const at = now()
       const rows = await db
         .select({
@@ -83,7 +74,7 @@ export function createPush({
           and(eq(pushSubscriptions.userId, userId), isNull(signIns.revokedAt), gt(signIns.expiresAt, at)),
         )
       const report: SendReport = { sent: 0, gone: 0, deferred: 0, failed: 0 }
-      const payload = JSON.stringify(message)
+      const text = JSON.stringify(payload)
       const push = await transport()
       await Promise.all(
         rows.map(async (row) => {
@@ -97,7 +88,7 @@ export function createPush({
             ;({ statusCode, retryAfter } = await push.send({
               endpoint: row.endpoint,
               keys: { p256dh: row.p256dh, auth: row.auth },
-              payload,
+              payload: text,
               ...options,
             }))
           } catch (error) {

@@ -13,10 +13,10 @@ import {
   PushTestAnswer,
   PushUnsubscribeRequest,
 } from '../../contract/api.ts'
+import { alertsOf } from '../alerts/list.ts'
+import { changeSettings, settingsOf } from '../alerts/settings.ts'
 import { ApiError, messages } from '../errors.ts'
-import { alertsOf } from '../push/alerts.ts'
 import { isAllowedEndpoint, isKeyOfLength, isP256Point } from '../push/endpoints.ts'
-import { changeSettings, settingsOf } from '../push/settings.ts'
 import { alertChoiceMark, removeSubscription, saveSubscription } from '../push/subscriptions.ts'
 import { freeAts, recordEvents, secondsUntil } from '../sign-in/rate-limits.ts'
 

@@ -5,7 +5,7 @@
 // (src/figures/): today against the usual, the month against the month before, the last sale, the
 // quiet rule. Biome lets server/ import exactly those files (docs/architecture.md).
 //
-// A store the instance's view of every store holds (server/alerts/view.ts, which the alert rules load
+// A store the instance's view of every store holds (server/stores/view.ts, which the alert rules load
 // and keep current; decision 138) is answered from the view's hours, brought up to the changes log
 // first (the caller's stores only), with the same two functions of src/figures/store-overview.ts.
 // Any other store (no view loaded yet, a store added since, a new month before the next load) from
@@ -20,8 +20,8 @@ import { type Buckets, emptyBuckets } from '../../src/figures/buckets.ts'
 import { yearOf } from '../../src/figures/calendar.ts'
 import { rowFigures, storeFigures } from '../../src/figures/store-overview.ts'
 import { bucketCompact } from '../../src/workers/bucket-records.ts'
-import type { StoreViews } from '../alerts/view.ts'
 import { type Db, queryRows } from '../db/client.ts'
+import type { StoreViews } from '../stores/view.ts'
 import { usageCompact } from './scan.ts'
 
 /** What a stream of the overview has sent: the `rev` the client now shows, and each store's shown figures. */

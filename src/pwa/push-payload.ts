@@ -2,6 +2,7 @@
 // check it; only the service worker's push handler (push-worker.ts) imports it. Every push shows a
 // notification, a payload that cannot be read too (iOS revokes a subscription that receives pushes
 // showing nothing).
+import type { PushPayload } from '../../contract/push.ts'
 
 export interface ShownNotification {
   title: string
@@ -12,12 +13,12 @@ const fallback = { title: '빨래방 매출', body: '새 알림이 있습니다.
 const text = (value: unknown, max: number) =>
   typeof value === 'string' && value.trim() !== '' ? value.slice(0, max) : undefined
 
-/** The notification for a push's text (the server's JSON `{title, body, tag, store?}`). */
+/** The notification for a push's text: the server's JSON of a `PushPayload`, read as untrusted. */
 export function notificationOf(payload: string | undefined): ShownNotification {
-  let message: Record<string, unknown> = {}
+  let message: { [key in keyof PushPayload]?: unknown } = {}
   try {
     const parsed: unknown = JSON.parse(payload ?? '')
-    if (parsed && typeof parsed === 'object') message = parsed as Record<string, unknown>
+    if (parsed && typeof parsed === 'object') message = parsed as typeof message
   } catch {
     // Shown all the same, with the fallback text.
   }

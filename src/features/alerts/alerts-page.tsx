@@ -2,7 +2,8 @@
 // example; `알림 받기` (the permission is asked only when it is pressed), or how to add the app to the
 // home screen on iOS, or how to allow a denied permission again; `시험 알림 보내기`; the settings of
 // each store (each kind, quiet hours, a 24-hour snooze); the alerts sent and held, with their times.
-// Owner and staff alike, each for themselves.
+// Owner and staff alike, each for themselves. The examples are worded by the functions the pushes are,
+// at build time (alert-examples.ts).
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useEffect, useId, useState } from 'react'
 import type {
@@ -23,31 +24,28 @@ import './alerts.css'
 const settingsKey = ['alerts', 'settings'] as const
 const listKey = ['alerts', 'list'] as const
 
-/** Each kind: its name, what it means, and an example as the phone shows it. */
+/** Each kind: its name, what it means, and an example as the phone shows it (worded at build time). */
 export const alertKinds: { kind: AlertKind; name: string; meaning: string; example: [string, string] }[] = [
   {
     kind: 'quiet',
     name: '판매 없음',
     meaning:
       '평소라면 판매가 있었을 시간 동안 판매가 없으면 알려 드립니다. 카드 단말기나 동전 교환기 고장을 그날 바로 알 수 있습니다. 판매가 다시 시작되면 같은 알림이 ‘다시 판매 시작’으로 바뀝니다.',
-    example: ['역삼점 · 판매 없음', '3시간째 결제 없음 · 평소 이 시간 약 18건'],
+    example: __ALERT_EXAMPLES__.quiet,
   },
   {
     kind: 'deviceOffline',
     name: '단말기 연결 끊김',
     meaning:
       '매장 단말기가 3분 넘게 응답하지 않으면 알려 드립니다. 매장의 단말기가 한꺼번에 끊기면 알림은 하나만 갑니다.',
-    example: ['역삼점 · 단말기 연결 끊김', '‘카운터 옆 결제기’가 14:32부터 응답하지 않습니다.'],
+    example: __ALERT_EXAMPLES__.deviceOffline,
   },
   {
     kind: 'morningSummary',
     name: '아침 요약',
     meaning:
       '매일 오전 9시 5분에 어제 매출과 건수를 평소 같은 요일과, 이번 달을 지난달 같은 때와 견주어 알려 드립니다. 모든 매장을 알림 하나에 담습니다.',
-    example: [
-      '어제 매출 · 3월 15일 · 매장 3곳',
-      '역삼점 412,000원 58건 (평소보다 8% 많음) · 이번 달 6,120,000원 (지난달보다 3% 많음)',
-    ],
+    example: __ALERT_EXAMPLES__.morningSummary,
   },
 ]
 

@@ -6,7 +6,7 @@
 // and a hung query blocks the process's only thread, so no timer inside it could end the test.
 import { readFileSync } from 'node:fs'
 import { sql } from 'drizzle-orm'
-import { createAlertRules } from '../../../server/alerts/rules.ts'
+import { createAlertRules } from '../../../server/alerts/evaluate.ts'
 import { openDatabase } from '../../../server/db/client.ts'
 import type { Push } from '../../../server/push/deliver.ts'
 

@@ -3,7 +3,7 @@
 // summary), and the caps hold across instances (the user's advisory lock, not memory).
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { caps } from '../../../server/alerts/rules.ts'
+import { caps } from '../../../server/alerts/record.ts'
 import { addStore } from '../../../server/db/accounts.ts'
 import { fakeTransport } from '../push/helpers.ts'
 import { bearer, createTestApp, resetDatabase, type TestApp, testClock } from '../test-app.ts'

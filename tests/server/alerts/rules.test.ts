@@ -1,13 +1,15 @@
-// The alert rules (server/alerts/rules.ts) with a fake push transport and a test clock: one alert per
+// The alert rules (server/alerts/) with a fake push transport and a test clock: one alert per
 // quiet episode, the resume replacement under the same tag, quiet hours (held, then one push when they
 // end; windows across midnight and across the UTC date change), snooze, caps, the grouped device
 // alert and no quiet alert while devices are offline, the morning summary's content.
 import { sql } from 'drizzle-orm'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { caps, deviceAlerts, resumeText, summaryMessage } from '../../../server/alerts/rules.ts'
+import { resumeText, summaryMessage } from '../../../domain/alert-texts.ts'
+import { deviceAlerts } from '../../../server/alerts/device-offline.ts'
+import { caps } from '../../../server/alerts/record.ts'
+import { inQuietHours } from '../../../server/alerts/settings.ts'
 import { grant, revoke } from '../../../server/db/accounts.ts'
 import { queryRows } from '../../../server/db/client.ts'
-import { inQuietHours } from '../../../server/push/settings.ts'
 import { ownerPhone, pairedDevice, staffPhone } from '../devices/helpers.ts'
 import { fakeTransport } from '../push/helpers.ts'
 import { bearer, sharedTestApp, testClock } from '../test-app.ts'

@@ -5,12 +5,13 @@
 import { sql } from 'drizzle-orm'
 import type { InjectOptions } from 'fastify'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { alertsOf } from '../../../server/alerts/list.ts'
+import { recordOnce } from '../../../server/alerts/record.ts'
+import { inQuietHours } from '../../../server/alerts/settings.ts'
 import { addStore, addUser, grant, signOutEverywhere } from '../../../server/db/accounts.ts'
 import { messages } from '../../../server/errors.ts'
-import { alertsOf, raiseAlert } from '../../../server/push/alerts.ts'
 import { backoffMs } from '../../../server/push/deliver.ts'
 import { isAllowedEndpoint } from '../../../server/push/endpoints.ts'
-import { inQuietHours } from '../../../server/push/settings.ts'
 import { testNotification } from '../../../server/routes/push.ts'
 import { answerOf, type OpenApiDocument, problems } from '../openapi-check.ts'
 import {
@@ -584,14 +585,20 @@ describe('alerts', () => {
         body: '12:10 이후 판매가 없습니다 (보통 이 시간엔 6건).',
         tag: `quiet-${storeId}`,
       }
-      const options = { held: false, at: clock.now(), send: { ttlSeconds: 14_400, urgency: 'high' as const } }
-      // The second instance asks first, so on PGlite (one queue) it is the one that sends.
+      const at = clock.now()
+      // The second instance asks first, so on PGlite (one queue) it is the one that records.
       const outcomes = await Promise.all([
-        raiseAlert(second.db, second.push, alert, options),
-        raiseAlert(app.db, app.push, alert, options),
-        raiseAlert(app.db, app.push, alert, options),
+        recordOnce(second.db, alert, false, at),
+        recordOnce(app.db, alert, false, at),
+        recordOnce(app.db, alert, false, at),
       ])
-      expect(outcomes.filter((outcome) => outcome !== undefined)).toHaveLength(1)
+      expect(outcomes.filter((recorded) => recorded)).toHaveLength(1)
+      // Both instances push from the outbox at once: one of them takes it.
+      await Promise.all([
+        second.alertRules.deliver(at),
+        app.alertRules.deliver(at),
+        app.alertRules.deliver(at),
+      ])
       expect(fake.sent).toHaveLength(1)
       expect(JSON.parse(fake.sent[0]?.payload ?? '')).toEqual({
         title: alert.title,
@@ -599,15 +606,13 @@ describe('alerts', () => {
         tag: alert.tag,
         store: storeId,
       })
-      await raiseAlert(
+      await recordOnce(
         app.db,
-        app.push,
         { ...alert, episode: 'summary', storeId: null, kind: 'morningSummary' },
-        {
-          ...options,
-          held: true,
-        },
+        true,
+        at,
       )
+      await app.alertRules.deliver(at)
       expect(fake.sent).toHaveLength(1)
       const listed = await call({ method: 'GET', url: '/api/v0/alerts', headers: bearer(tokens.access) })
       expect(listed.statusCode).toBe(200)

@@ -1,9 +1,10 @@
 // Each user's alert settings per store (docs/product.md decision 92): each kind on or off, quiet hours
 // in Korea time (default 23:00–07:00; a window may cross midnight; none at all), a 24-hour snooze. No
-// row is the defaults; a change writes the whole row in one upsert.
-import { and, eq } from 'drizzle-orm'
+// row is the defaults; a change writes the whole row in one upsert. The settings screen reads and
+// changes one user's; the evaluation reads every member's at once (`memberSettings`).
+import { and, eq, sql } from 'drizzle-orm'
 import type { AlertSettingsRequest, StoreAlertSettings } from '../../contract/api.ts'
-import type { Db } from '../db/client.ts'
+import { type Db, queryRows } from '../db/client.ts'
 import { alertSettings } from '../db/schema.ts'
 import { storesOf } from '../store-access.ts'
 
@@ -88,4 +89,99 @@ export function inQuietHours(hours: { start: number; end: number } | null, at: D
   return hours.start < hours.end
     ? minute >= hours.start && minute < hours.end
     : minute >= hours.start || minute < hours.end
+}
+
+/** What the evaluation reads of a member's settings for one store. */
+export interface Setting {
+  quiet: boolean
+  deviceOffline: boolean
+  morningSummary: boolean
+  hours: { start: number; end: number } | null
+  snoozedUntil: number | null
+}
+
+interface SettingRow {
+  user_id: number
+  store_id: number
+  quiet: boolean | null
+  device_offline: boolean | null
+  morning_summary: boolean | null
+  quiet_start: number | null
+  quiet_end: number | null
+  snoozed_until: Date | string | null
+  has_row: boolean
+}
+
+const settingOf = (row: SettingRow): Setting => ({
+  quiet: row.quiet ?? true,
+  deviceOffline: row.device_offline ?? true,
+  morningSummary: row.morning_summary ?? true,
+  hours: !row.has_row
+    ? defaultQuietHours
+    : row.quiet_start === null || row.quiet_end === null
+      ? null
+      : { start: Number(row.quiet_start), end: Number(row.quiet_end) },
+  snoozedUntil: row.snoozed_until === null ? null : new Date(row.snoozed_until).getTime(),
+})
+
+/** Whether the store's alerts are snoozed for the member at `at`. */
+export const snoozed = (setting: Setting, at: number) =>
+  setting.snoozedUntil !== null && setting.snoozedUntil > at
+
+/** Every membership's settings (a membership without a row has the defaults), read in one query. */
+export class MemberSettings {
+  private readonly settings = new Map<string, Setting>()
+  private readonly members = new Map<number, number[]>()
+  /** The memberships read, by user then store. */
+  readonly rows: { userId: number; storeId: number }[] = []
+
+  add(rows: SettingRow[]) {
+    for (const row of rows) {
+      const userId = Number(row.user_id)
+      const storeId = Number(row.store_id)
+      this.settings.set(`${userId}|${storeId}`, settingOf(row))
+      this.rows.push({ userId, storeId })
+      const list = this.members.get(storeId) ?? []
+      list.push(userId)
+      this.members.set(storeId, list)
+    }
+    return this
+  }
+
+  /** The member's setting for the store; undefined when the user is not (any more) its member. */
+  of(userId: number, storeId: number) {
+    return this.settings.get(`${userId}|${storeId}`)
+  }
+
+  /** The store's members. */
+  membersOf(storeId: number) {
+    return this.members.get(storeId) ?? []
+  }
+
+  /** The user's settings of every store they are a member of. */
+  ofUser(userId: number) {
+    return this.rows.flatMap((row) => (row.userId === userId ? (this.of(userId, row.storeId) ?? []) : []))
+  }
+}
+
+const settingColumns = sql`m.user_id, m.store_id, a.quiet, a.device_offline, a.morning_summary, a.quiet_start,
+  a.quiet_end, a.snoozed_until, (a.user_id is not null) as has_row
+  from memberships m
+  left join alert_settings a on a.user_id = m.user_id and a.store_id = m.store_id`
+
+/** Every membership's settings, by user then store. */
+export async function memberSettings(db: Db) {
+  return new MemberSettings().add(
+    await queryRows<SettingRow>(db, sql`select ${settingColumns} order by m.user_id, m.store_id`),
+  )
+}
+
+/** The settings of the users who have held alerts (all their memberships): added to `settings`. */
+export async function addHeldUsersSettings(db: Db, settings: MemberSettings) {
+  return settings.add(
+    await queryRows<SettingRow>(
+      db,
+      sql`select ${settingColumns} where m.user_id in (select distinct user_id from alerts where state = 'held')`,
+    ),
+  )
 }

@@ -1,4 +1,4 @@
-// The server's view of every store at scale (server/alerts/view.ts, decisions 131–132): the figures the
+// The server's view of every store at scale (server/stores/view.ts, decisions 131–132): the figures the
 // rules and the overview compute from it equal those from the store's full years of buckets (the
 // overview's bucketsOf, bucketed by the app's own code from every record), for random records and
 // random instants in its window, across a year's change; a sale applied to it moves it as re-bucketing
@@ -6,10 +6,10 @@
 import { sql } from 'drizzle-orm'
 import { expect, it } from 'vitest'
 import { seededRandom } from '../../../scripts/seeded-random.ts'
-import { summaryFigures } from '../../../server/alerts/rules.ts'
-import { loadStoreView, windowOrigin } from '../../../server/alerts/view.ts'
+import { summaryFigures } from '../../../server/alerts/morning-summary.ts'
 import { addStore } from '../../../server/db/accounts.ts'
 import { usages } from '../../../server/db/schema.ts'
+import { loadStoreView, windowOrigin } from '../../../server/stores/view.ts'
 import { storesOverview } from '../../../server/usage/overview.ts'
 import { yearOf } from '../../../src/figures/calendar.ts'
 import { storeFigures } from '../../../src/figures/store-overview.ts'

@@ -1,4 +1,4 @@
-// The server's view of every store at scale (issue 24, decisions 131–132): per store only what the rules
+// The server's view of every store at scale (decisions 131–132): per store only what the rules
 // read, not whole years of buckets. The app's figures (src/figures/) read a store's hourly sums and
 // counts, and its last sale; every rule reads a bounded window of hours before now (the quiet rule 8
 // weeks, the usual 4 weeks, the month against the month before, the morning summary's yesterday and
@@ -10,7 +10,7 @@
 // The rules still run the app's very code: `bucketsOf` copies a store's window into one of two scratch
 // Buckets (this year's, last year's) that this view reuses from store to store, zeroing what it wrote
 // for the store before. The figures equal those of the full years' buckets as long as `now` lies in
-// the window (tests/server/alerts/view.test.ts); `covers(now)` says when a reload is due.
+// the window (tests/server/stores/view.test.ts); `covers(now)` says when a reload is due.
 import { sql } from 'drizzle-orm'
 import { type Buckets, emptyBuckets } from '../../src/figures/buckets.ts'
 import { hourMs, yearOf, yearStart } from '../../src/figures/calendar.ts'

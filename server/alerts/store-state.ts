@@ -1,0 +1,93 @@
+// What the rules read of every store with members, once a minute: its name, its figures from the
+// instance's view of every store (server/stores/view.ts, decision 131: loaded in bulk when there is none,
+// when it does not cover now or lacks a store; else brought up to the changes log), and its paired
+// devices' last heartbeats. A rule is a function of one store's state and now to candidates.
+import { sql } from 'drizzle-orm'
+import type { AlertKind } from '../../contract/api.ts'
+import type { Buckets } from '../../src/figures/buckets.ts'
+import { type Db, queryRows } from '../db/client.ts'
+import type { StoreViews } from '../stores/view.ts'
+import type { DeviceState } from './device-offline.ts'
+import type { NewAlert } from './record.ts'
+
+/** One store's state at the evaluation's instant, for the rules. */
+export interface StoreState {
+  id: number
+  name: string
+  /** This year's and last year's buckets: scratch, valid only while the rules run on this store. */
+  current: Buckets
+  previous: Buckets
+  devices: DeviceState[]
+}
+
+/** What is kept of a store after the rules ran on it: for the resumes and the morning summary. */
+export interface StoreRecord {
+  id: number
+  name: string
+  lastSaleAt: number | null
+  /** The store's buckets again (the view's scratch: valid until its next call). */
+  buckets: () => [Buckets, Buckets]
+}
+
+/** An alert of one store, before it is given to each member who wants it. */
+export type Candidate = Omit<NewAlert, 'userId' | 'storeId'> & {
+  storeId: number
+  kind: Exclude<AlertKind, 'morningSummary'>
+}
+
+/** Every paired device's last heartbeat, by store. */
+async function devicesByStore(db: Db) {
+  const rows = await queryRows<{ id: number; store_id: number; name: string; seen_at: Date | string }>(
+    db,
+    sql`select id, store_id, name, coalesce(last_seen_at, paired_at) as seen_at from devices
+        where paired_at is not null and revoked_at is null`,
+  )
+  const devicesOf = new Map<number, DeviceState[]>()
+  for (const row of rows) {
+    const list = devicesOf.get(Number(row.store_id)) ?? []
+    list.push({
+      id: Number(row.id),
+      storeId: Number(row.store_id),
+      name: row.name,
+      seenAt: new Date(row.seen_at).getTime(),
+    })
+    devicesOf.set(Number(row.store_id), list)
+  }
+  return devicesOf
+}
+
+/**
+ * Reads every store with members and runs `visit` on each one's state at `at`, while its buckets are
+ * valid; answers what is kept of each.
+ */
+export async function eachStore(
+  db: Db,
+  views: StoreViews,
+  at: number,
+  visit: (store: StoreState) => void,
+): Promise<Map<number, StoreRecord>> {
+  const storeRows = await queryRows<{ id: number; name: string }>(
+    db,
+    sql`select s.id, s.name from stores s
+        where exists (select 1 from memberships m where m.store_id = s.id)
+        order by s.id`,
+  )
+  const devicesOf = await devicesByStore(db)
+  const view = await views.upToDate(
+    at,
+    storeRows.map((row) => Number(row.id)),
+  )
+  const stores = new Map<number, StoreRecord>()
+  for (const row of storeRows) {
+    const id = Number(row.id)
+    const [current, previous] = view.bucketsOf(id, at)
+    stores.set(id, {
+      id,
+      name: row.name,
+      lastSaleAt: current.lastSaleAt ?? previous.lastSaleAt,
+      buckets: () => view.bucketsOf(id, at),
+    })
+    visit({ id, name: row.name, current, previous, devices: devicesOf.get(id) ?? [] })
+  }
+  return stores
+}
