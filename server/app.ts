@@ -101,5 +101,3 @@ export async function buildApp({
   await app.register(web, { webDir: config.webDir, imageDir: config.imageDir })
   return app
 }
-
-export type App = Awaited<ReturnType<typeof buildApp>>

@@ -1,7 +1,7 @@
 // The alert rules (issue 24 part 2, docs/product.md §12 and decisions 102–109): a store gone quiet, a
 // store's devices offline, the morning summary; each user's settings per store (kinds, quiet hours,
 // snooze), the caps, the held alerts pushed when quiet hours end. Evaluated every minute on every
-// instance (server/app.ts); the database decides what is sent, never this process's memory:
+// instance (server/plugins/alerts.ts); the database decides what is sent, never this process's memory:
 //
 // - an alert is a row whose key (user, store, kind, episode) is unique; it is recorded in a transaction
 //   holding the user's advisory lock, which counts the day's alerts against the caps first, and only the
