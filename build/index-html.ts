@@ -99,7 +99,7 @@ export function inlineIntoFirstPainter(): Plugin {
  * answer from the service worker's cache came behind the app's chunk, which the browser compiles as soon
  * as it has arrived (a third of a second and more on a slow phone), and it waited for the stylesheet;
  * inline but with the app's tags in the page, the parser compiled the app's chunk on reaching its tag,
- * before #root. Inline, the server's content security policy names its hash (server/app.ts reads it
+ * before #root. Inline, the server's content security policy names its hash (server/plugins/security-headers.ts reads it
  * from index.html). Its file stays in the build (npm run budget counts its bytes). A module script
  * written into index.html would be bundled with the app's entry and wait for all of it. It must load
  * nothing (what it imports is built into it, inlineIntoFirstPainter), and export nothing.

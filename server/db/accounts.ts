@@ -176,14 +176,6 @@ export async function endKnownDevices(db: Db, phone: string) {
     })
 }
 
-/** endKnownDevices for the number of a user, by id (nothing when the user is gone). */
-export async function endKnownDevicesOfUser(db: Db, userId: number) {
-  await db.execute(
-    sql`insert into ${knownDeviceEpochs} (phone, epoch) select ${users.phone}, 1 from ${users} where ${users.id} = ${userId}
-        on conflict (phone) do update set epoch = ${knownDeviceEpochs}.epoch + 1`,
-  )
-}
-
 /** The generation of the number's known-device credentials (0 until one is ended). */
 export async function knownDeviceEpoch(db: Db, phone: string) {
   const [row] = await db

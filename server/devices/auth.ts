@@ -1,10 +1,13 @@
 // A device's key on a request: which device it is, and its rate limit, in one statement. Nothing is
 // cached: the row is read (and written) on every request, so a revoked key is refused at once on
 // every instance. The row also keeps the key's rate window (a fixed minute: its start and the
-// requests counted in it), which the update moves under the row's lock, so concurrent requests on
-// any instance count exactly. Every request, refused for its rate or not, is the device being seen.
+// requests counted in it; server/rate-limit.ts), which the update moves under the row's lock, so
+// concurrent requests on any instance count exactly. Every request, refused for its rate or not, is
+// the device being seen.
 import { sql } from 'drizzle-orm'
 import { type Db, queryRows } from '../db/client.ts'
+import { messages } from '../errors.ts'
+import { fixedWindowRefusal, fixedWindowSet, type Refusal } from '../rate-limit.ts'
 import { secretHash } from './keys.ts'
 
 export const rateWindowMs = 60_000
@@ -12,7 +15,7 @@ export const rateWindowMs = 60_000
 export type DeviceAuth =
   | { ok: true; id: number; storeId: number }
   | { ok: false; reason: 'key' }
-  | { ok: false; reason: 'limit'; retryAfterSeconds: number }
+  | { ok: false; reason: 'limit'; refusal: Refusal }
 
 export async function authenticateDevice(
   db: Db,
@@ -23,21 +26,15 @@ export async function authenticateDevice(
     db,
     sql`update devices set
           last_seen_at = ${at}::timestamptz,
-          rate_window_at = case when rate_window_at > ${at}::timestamptz - interval '1 minute'
-            and rate_window_at <= ${at}::timestamptz then rate_window_at else ${at}::timestamptz end,
-          rate_count = case when rate_window_at > ${at}::timestamptz - interval '1 minute'
-            and rate_window_at <= ${at}::timestamptz then rate_count + 1 else 1 end
+          ${fixedWindowSet(now, rateWindowMs, { startAt: 'rate_window_at', count: 'rate_count' })}
         where key_hash = ${secretHash(key)} and revoked_at is null
         returning id, store_id, rate_window_at as window_at, rate_count as count`,
   )
   if (!row) return { ok: false, reason: 'key' }
-  if (row.count > perMinute) {
-    const until = new Date(row.window_at).getTime() + rateWindowMs
-    return {
-      ok: false,
-      reason: 'limit',
-      retryAfterSeconds: Math.max(1, Math.ceil((until - now.getTime()) / 1000)),
-    }
-  }
+  const refusal = fixedWindowRefusal(
+    { limit: perMinute, windowMs: rateWindowMs, message: messages.tooManyDeviceRequests },
+    { startAt: row.window_at, count: row.count },
+  )
+  if (refusal) return { ok: false, reason: 'limit', refusal }
   return { ok: true, id: row.id, storeId: row.store_id }
 }

@@ -1,28 +1,31 @@
 // Adding a device and pairing it (docs/product.md §11). The owner adds a device by name and gets its
-// pairing code; the device trades the code, once, within 10 minutes, for its key. Both limits live in
-// the database's rate windows (server/sign-in/rate-limits.ts), so several instances count as one:
-// devices added per store per hour, pairing attempts per client address per hour.
+// pairing code; the device trades the code, once, within 10 minutes, for its key. Both limits are
+// sliding windows of the server's one rate-limit mechanism (server/rate-limit.ts), so several instances
+// count as one: devices added per store per hour, pairing attempts per client address per hour.
 import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { devicePairings, devices } from '../db/schema.ts'
-import { freeAts, recordEvents, secondsUntil } from '../sign-in/rate-limits.ts'
+import { messages } from '../errors.ts'
+import { type Refusal, take } from '../rate-limit.ts'
 import { newDeviceKey, newPairingCode, normalizedPairingCode, secretHash } from './keys.ts'
 
 export const pairingCodeTtlMs = 10 * 60 * 1000
 
 export type Added =
   | { ok: true; id: number; name: string; pairingCode: string; expiresAt: Date }
-  | { ok: false; retryAfterSeconds: number }
+  | { ok: false; refusal: Refusal }
 
 export async function addDevice(
   db: Db,
   { storeId, name, now, perHour }: { storeId: number; name: string; now: Date; perHour: number },
 ): Promise<Added> {
   return db.transaction(async (tx) => {
-    const window = { key: `devices-added:${storeId}`, limit: perHour }
-    const [until = 0] = await freeAts(tx, now, [window])
-    if (until > 0) return { ok: false, retryAfterSeconds: secondsUntil(until, now) }
-    await recordEvents(tx, now, [window.key])
+    const refusal = await take(tx, now, {
+      key: `devices-added:${storeId}`,
+      limit: perHour,
+      message: messages.tooManyDevices,
+    })
+    if (refusal) return { ok: false, refusal }
     const [device] = await tx
       .insert(devices)
       .values({ storeId, name, createdAt: now })
@@ -42,7 +45,7 @@ export async function addDevice(
 export type Paired =
   | { ok: true; deviceId: number; storeId: number; key: string }
   | { ok: false; reason: 'code' }
-  | { ok: false; reason: 'limit'; retryAfterSeconds: number }
+  | { ok: false; reason: 'limit'; refusal: Refusal }
 
 /**
  * Trades a pairing code for the device's key. The code is deleted as it is used (one statement: of two
@@ -53,14 +56,9 @@ export async function pairDevice(
   db: Db,
   { code, client, now, perHour }: { code: string; client: string; now: Date; perHour: number },
 ): Promise<Paired> {
-  const window = { key: `pair:${client}`, limit: perHour }
-  const limited = await db.transaction(async (tx) => {
-    const [until = 0] = await freeAts(tx, now, [window])
-    if (until > 0) return secondsUntil(until, now)
-    await recordEvents(tx, now, [window.key])
-    return 0
-  })
-  if (limited > 0) return { ok: false, reason: 'limit', retryAfterSeconds: limited }
+  const limit = { key: `pair:${client}`, limit: perHour, message: messages.tooManyPairings }
+  const refusal = await db.transaction((tx) => take(tx, now, limit))
+  if (refusal) return { ok: false, reason: 'limit', refusal }
   const normalized = normalizedPairingCode(code)
   if (!normalized) return { ok: false, reason: 'code' }
   return db.transaction(async (tx): Promise<Paired> => {

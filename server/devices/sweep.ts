@@ -4,7 +4,7 @@
 import { lt } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { deviceBatches, devicePairings } from '../db/schema.ts'
-import { dayMs } from '../sign-in/rate-limits.ts'
+import { dayMs } from '../rate-limit.ts'
 
 /** How long an answered batch's key is kept: at least this long, until the next hourly sweep after it. */
 export const batchKeptMs = dayMs

@@ -81,7 +81,7 @@ export const changesRoutes: FastifyPluginAsyncTypebox = async (app) => {
           const woken = await waiter.next(deadline - Date.now())
           if (woken === 'ended') throw new ApiError(401, messages.sessionExpired)
           // Closing answers what was last read (on a connection that then closes, as every answer
-          // sent while closing: server/app.ts); a client that went away gets nothing.
+          // sent while closing: server/plugins/connections.ts); a client that went away gets nothing.
           if (woken !== 'change') break
           read = await readChanges(app.db, request.userId, id, year, after)
         }

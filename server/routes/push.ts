@@ -18,7 +18,7 @@ import { changeSettings, settingsOf } from '../alerts/settings.ts'
 import { ApiError, messages } from '../errors.ts'
 import { isAllowedEndpoint, isKeyOfLength, isP256Point } from '../push/endpoints.ts'
 import { alertChoiceMark, removeSubscription, saveSubscription } from '../push/subscriptions.ts'
-import { freeAts, recordEvents, secondsUntil } from '../sign-in/rate-limits.ts'
+import { rateLimited, take } from '../rate-limit.ts'
 
 /** The test notification: what it says, and how long a push service may keep it for an offline device. */
 export const testNotification = {
@@ -97,13 +97,13 @@ export const pushRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const now = app.now()
-      const window = { key: `push-test:${request.userId}`, ...testNotification.limit }
-      const until = await app.db.transaction(async (tx) => {
-        const [free] = await freeAts(tx, now, [window])
-        if (!free) await recordEvents(tx, now, [window.key])
-        return free ?? 0
-      })
-      if (until) throw new ApiError(429, messages.pushTestLimit, secondsUntil(until, now))
+      const limit = {
+        key: `push-test:${request.userId}`,
+        ...testNotification.limit,
+        message: messages.pushTestLimit,
+      }
+      const refusal = await app.db.transaction((tx) => take(tx, now, limit))
+      if (refusal) throw rateLimited(refusal, now)
       const report = await app.push.sendToUser(
         request.userId,
         testNotification.message,

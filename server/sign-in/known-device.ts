@@ -119,8 +119,6 @@ export function createKnownDevices(secret: string) {
   }
 }
 
-export type KnownDevices = ReturnType<typeof createKnownDevices>
-
 /** The Set-Cookie header for the value; Secure when the request came over https. */
 export function knownDeviceSetCookie(value: string, secure: boolean) {
   return [

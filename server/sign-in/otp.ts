@@ -71,20 +71,21 @@ import { knownDeviceEpoch } from '../db/accounts.ts'
 import type { Db } from '../db/client.ts'
 import { loginCodes, phoneLocks, users } from '../db/schema.ts'
 import { ApiError, messages } from '../errors.ts'
-import { createKnownDevices, newDeviceId } from './known-device.ts'
-import { normalizePhone } from './phone.ts'
 import {
   clientKey,
   dayMs,
   freeAts,
   lockKey,
+  type Refusal,
+  rateLimited,
   recordEvent,
   recordEvents,
-  secondsUntil,
   type Tx,
   type Window,
-} from './rate-limits.ts'
-import { createRefusals, type Refusal } from './refusals.ts'
+} from '../rate-limit.ts'
+import { createKnownDevices, newDeviceId } from './known-device.ts'
+import { normalizePhone } from './phone.ts'
+import { createRefusals } from './refusals.ts'
 import { codeText, type SmsOutbox } from './sms.ts'
 
 type Outcome = { userId: number; epoch: number } | { error: ApiError }
@@ -281,16 +282,14 @@ export function createOtp(db: Db, secret: string, now: () => Date, limits: Confi
         clientsOf(address, knownDevices.idsWithMacs(cookies)),
         codeRequests,
       )
-      if (remembered) throw new ApiError(429, remembered.message, secondsUntil(remembered.until, at))
+      if (remembered) throw rateLimited(remembered, at)
       const browserId = knownDevices.deviceIdOf(cookies)
       const deviceId = browserId === undefined ? newDeviceId() : undefined
       const code = String(randomInt(0, 10_000)).padStart(4, '0')
       const user = await db.transaction(async (tx) => {
         const { ids } = await knownIdsOf(tx, cookies, phone)
         const judged = await judge(tx, phone, clientsOf(address, ids), codeRequests, at)
-        if ('refusal' in judged) {
-          throw new ApiError(429, judged.refusal.message, secondsUntil(judged.refusal.until, at))
-        }
+        if ('refusal' in judged) throw rateLimited(judged.refusal, at)
         await recordEvents(
           tx,
           at,
@@ -354,17 +353,14 @@ export function createOtp(db: Db, secret: string, now: () => Date, limits: Confi
         clientsOf(address, knownDevices.idsWithMacs(cookies)),
         signAttempts,
       )
-      if (remembered) throw new ApiError(429, remembered.message, secondsUntil(remembered.until, at))
+      if (remembered) throw rateLimited(remembered, at)
       const browserId = knownDevices.deviceIdOf(cookies)
       // Failures are written before the error is thrown, so the transaction returns the outcome.
       const outcome = await db.transaction(async (tx): Promise<Outcome> => {
         await lockKey(tx, `sign:${phone}`)
         const known = await knownIdsOf(tx, cookies, phone)
         const judged = await judge(tx, phone, clientsOf(address, known.ids), signAttempts, at)
-        if ('refusal' in judged) {
-          const { message, until } = judged.refusal
-          return { error: new ApiError(429, message, secondsUntil(until, at)) }
-        }
+        if ('refusal' in judged) return { error: rateLimited(judged.refusal, at) }
         const { client, lock } = judged
         // Every attempt that is not refused counts against its client.
         await recordEvents(
@@ -408,7 +404,7 @@ export function createOtp(db: Db, secret: string, now: () => Date, limits: Confi
         else await tx.update(loginCodes).set({ tries }).where(ownCode)
         const lockedUntil = await countFailure(tx, phone, client, at, lock)
         if (lockedUntil > 0)
-          return { error: new ApiError(429, messages.phoneLocked, secondsUntil(lockedUntil, at)) }
+          return { error: rateLimited({ until: lockedUntil, message: messages.phoneLocked }, at) }
         return { error: new ApiError(401, messages.wrongCode) }
       })
       if ('error' in outcome) throw outcome.error

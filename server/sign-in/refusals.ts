@@ -11,12 +11,7 @@
 // refuses, resets it). Another instance that has not seen the refusal asks the database and is
 // refused there. A clock set back makes an entry stale rather than trusted for longer.
 import { LRUCache } from 'lru-cache'
-
-/** Why a client may not go on, and until when (ms on the server's clock). */
-export interface Refusal {
-  until: number
-  message: string
-}
+import type { Refusal } from '../rate-limit.ts'
 
 /** Keys remembered at most; one forgotten is simply read from the database again. */
 const refusalsKept = 10_000

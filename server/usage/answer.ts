@@ -63,8 +63,6 @@ const firstCompression = {
   compact2: { brotliQuality: 5, gzipLevel: 6 },
 } as const
 
-export const jsonUsageType = typeOf.json
-
 /**
  * Builds one answer as the cache does when it does not hold it: query, encoding, hash and the first
  * compression. `bench/usage-build.ts` times this very function.

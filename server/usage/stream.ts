@@ -109,7 +109,7 @@ export async function streamAnswers(request: FastifyRequest, reply: FastifyReply
     reply.raw.off('close', gone)
     waiter.release()
     // Closing: an HTTP/1.1 connection kept alive would hold the server's close until its idle timeout
-    // (HTTP/2 sessions are told to end at close: server/app.ts).
+    // (HTTP/2 sessions are told to end at close: server/plugins/connections.ts).
     // A client that went away (aborted) may keep its connection: it is ended too.
     out.end()
     if (woken === 'aborted' && request.raw.httpVersionMajor === 1) request.raw.socket?.destroy()

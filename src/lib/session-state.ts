@@ -25,7 +25,6 @@ interface UserState {
   isLoggedIn: boolean
   setUser(user: User): void
   setLoggedIn(isLoggedIn: boolean): void
-  deleteValue(): void
 }
 
 export const useUserStore = create<UserState>()(
@@ -35,7 +34,6 @@ export const useUserStore = create<UserState>()(
       isLoggedIn: false,
       setUser: (user) => set({ user }),
       setLoggedIn: (isLoggedIn) => set({ isLoggedIn }),
-      deleteValue: () => set({ user: null }),
     }),
     { name: userStorageKey, version: 0, storage },
   ),

@@ -3,7 +3,8 @@ import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../server/db/client.ts'
 import { loginCodes, phoneLocks, rateEvents } from '../../server/db/schema.ts'
-import { dayMs, longestWindowMs, sweepOldEvents, sweepSignInState } from '../../server/sign-in/rate-limits.ts'
+import { dayMs, longestWindowMs, sweepOldEvents } from '../../server/rate-limit.ts'
+import { sweepSignInState } from '../../server/sign-in/sweep.ts'
 import { createTestApp, type TestApp, testClock } from './test-app.ts'
 
 describe('rate-limit events', () => {

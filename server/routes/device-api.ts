@@ -1,6 +1,6 @@
 // The device's calls (docs/product.md §11): pairing (with the owner's code), sales batches and
 // heartbeats (with the device's key: `Authorization: Bearer dk_…`). A user's access token is not a key
-// (401 here), and a key is refused on every other call (app.ts).
+// (401 here), and a key is refused on every other call (the signed-in scope's guard, server/plugins/api.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { Type } from 'typebox'
@@ -21,7 +21,7 @@ import { isDeviceKey } from '../devices/keys.ts'
 import { pairDevice } from '../devices/pairing.ts'
 import { checkSales, maxSalesBytes, maxSalesPerBatch, parseInstant } from '../devices/sales.ts'
 import { ApiError, handleError, messages } from '../errors.ts'
-import { clientKey } from '../sign-in/rate-limits.ts'
+import { clientKey, rateLimited } from '../rate-limit.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -58,15 +58,15 @@ export const devicePairRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
+      const now = app.now()
       const paired = await pairDevice(app.db, {
         code: request.body.code,
         client: clientKey(request.ip),
-        now: app.now(),
+        now,
         perHour: app.config.limits.pairAttemptsPerIpPerHour,
       })
       if (paired.ok) return { deviceId: paired.deviceId, storeId: paired.storeId, key: paired.key }
-      if (paired.reason === 'limit')
-        throw new ApiError(429, messages.tooManyPairings, paired.retryAfterSeconds)
+      if (paired.reason === 'limit') throw rateLimited(paired.refusal, now)
       throw new ApiError(401, messages.pairingCode)
     },
   )
@@ -87,13 +87,13 @@ export const deviceKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', async (request) => {
     const bearer = request.headers.authorization?.match(/^Bearer\s+(\S+)$/i)?.[1]
     if (!bearer || !isDeviceKey(bearer)) throw new ApiError(401, messages.deviceKeyRequired)
+    const now = app.now()
     const auth = await authenticateDevice(app.db, {
       key: bearer,
-      now: app.now(),
+      now,
       perMinute: app.config.limits.deviceRequestsPerMinute,
     })
-    if (!auth.ok && auth.reason === 'limit')
-      throw new ApiError(429, messages.tooManyDeviceRequests, auth.retryAfterSeconds)
+    if (!auth.ok && auth.reason === 'limit') throw rateLimited(auth.refusal, now)
     if (!auth.ok) throw new ApiError(401, messages.deviceKey)
     request.device = { id: auth.id, storeId: auth.storeId }
   })

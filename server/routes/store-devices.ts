@@ -15,6 +15,7 @@ import {
 import { addDevice } from '../devices/pairing.ts'
 import { listDevices, renameDevice, revokeDevice } from '../devices/registry.ts'
 import { ApiError, messages } from '../errors.ts'
+import { rateLimited } from '../rate-limit.ts'
 
 /** The name as kept: trimmed; a control character or an unpaired surrogate is a 400 (the database keeps neither). */
 function trimmed(name: string) {
@@ -50,13 +51,14 @@ export const deviceOwnerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
+      const now = app.now()
       const added = await addDevice(app.db, {
         storeId: request.params.id,
         name: trimmed(request.body.name),
-        now: app.now(),
+        now,
         perHour: app.config.limits.devicesAddedPerStorePerHour,
       })
-      if (!added.ok) throw new ApiError(429, messages.tooManyDevices, added.retryAfterSeconds)
+      if (!added.ok) throw rateLimited(added.refusal, now)
       return reply.code(201).send({
         id: added.id,
         name: added.name,
