@@ -16,7 +16,7 @@ import { openDatabase, queryRows } from '../server/db/client.ts'
 import { demoAccounts, seedDemoIfEmpty } from '../server/db/seed.ts'
 import { type OverviewSent, overviewEvent, storesOverview } from '../server/usage/overview.ts'
 
-/** The stream's heartbeat (server/usage/stream.ts), and an hour. */
+/** The stream's heartbeat (server/live/stream.ts), and an hour. */
 const heartbeatMs = 25_000
 const hourMs = 3_600_000
 

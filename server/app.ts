@@ -22,6 +22,12 @@ import {
   messages,
   serializeError,
 } from './errors.ts'
+import { createLive, type Live } from './live/live.ts'
+import {
+  streamHeartbeatMs as defaultHeartbeatMs,
+  sendStallMs as defaultStallMs,
+  watchStalledOutput,
+} from './live/stream.ts'
 import { createPush, type Push } from './push/deliver.ts'
 import { vapidKeys } from './push/keys.ts'
 import { type PushTransport, type VapidKeys, webPushTransport } from './push/transport.ts'
@@ -40,13 +46,7 @@ import { declareCommonStatuses, requireBearer } from './statuses.ts'
 import { type StoreAccess, storeAccess } from './store-access.ts'
 import { type UsageCache, usageCache } from './usage/cache.ts'
 import { pruneChanges } from './usage/changes.ts'
-import { createLive, type Live } from './usage/live.ts'
 import { type StoresOverview, storesOverview } from './usage/overview.ts'
-import {
-  streamHeartbeatMs as defaultHeartbeatMs,
-  sendStallMs as defaultStallMs,
-  watchStalledOutput,
-} from './usage/stream.ts'
 import { buildValidator } from './validation.ts'
 import { web } from './web.ts'
 
@@ -61,11 +61,11 @@ export interface AppOptions {
   sms?: SmsSender
   /** How sending retries, and how long closing waits for it (tests shorten it). */
   smsRetry?: SmsRetry
-  /** The live changes' safety poll period (server/usage/live.ts); tests shorten it. */
+  /** The live changes' safety poll period (server/live/safety-poll.ts); tests shorten it. */
   livePollMs?: number
-  /** How often a streamed held call with nothing to say sends a comment (server/usage/stream.ts); tests shorten it. */
+  /** How often a streamed held call with nothing to say sends a comment (server/live/stream.ts); tests shorten it. */
   streamHeartbeatMs?: number
-  /** How long an answer's output may stay queued with no byte leaving before its connection goes (server/usage/stream.ts); tests shorten it. */
+  /** How long an answer's output may stay queued with no byte leaving before its connection goes (server/live/stream.ts); tests shorten it. */
   sendStallMs?: number
   /** How pushes go out, given the VAPID keys; by default web-push (tests hand a fake or trust a local service). */
   pushTransport?: (keys: VapidKeys, subject: string) => PushTransport
