@@ -64,7 +64,7 @@ try {
   const overview = storesOverview(db)
   const first = await overview.read(userId, new Date(from))
   const start = (): OverviewSent => ({
-    rev: first.answer.rev,
+    token: first.answer.rev,
     shown: new Map(first.answer.stores.map(({ id }, at) => [id, first.shown[at] as string])),
   })
   const forms = [false, true].map((changedOnly) => ({

@@ -51,10 +51,10 @@ export const changesRoutes: FastifyPluginAsyncTypebox = async (app) => {
             wait,
             keys: [{ storeId: id, year }],
             read,
-            revisions: (read) => (read.member ? [{ storeId: id, year, revision: read.rev }] : []),
+            revisions: (read) => (read.member ? [{ storeId: id, year, revision: read.revision }] : []),
             news: (read) => {
               const kept = member(read)
-              return kept.reset || kept.rev !== after ? changesJson(kept) : undefined
+              return kept.reset || kept.revision !== after ? changesJson(kept) : undefined
             },
             nothingNew: (read) => changesJson(member(read)),
             readOnTimeout: false,
@@ -64,8 +64,8 @@ export const changesRoutes: FastifyPluginAsyncTypebox = async (app) => {
                 if (first) throw new ApiError(403, messages.forbidden)
                 return { data: null, last: true }
               }
-              const data = read.reset || read.rev !== after ? changesJson(read) : null
-              after = read.rev
+              const data = read.reset || read.revision !== after ? changesJson(read) : null
+              after = read.revision
               return { data, last: read.reset }
             },
           },

@@ -55,7 +55,7 @@ export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const held = key(first)
       // What the client shows once it has taken what was sent (decision 151).
       const sent: OverviewSent = {
-        rev: after,
+        token: after,
         shown: new Map(first.answer.stores.map(({ id }, at) => [id, first.shown[at] as string])),
       }
       const answered = await answerHeld<Read, StoresOverviewReply>(

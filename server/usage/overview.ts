@@ -24,9 +24,9 @@ import type { StoreViews } from '../alerts/view.ts'
 import { type Db, queryRows } from '../db/client.ts'
 import { usageCompact } from './scan.ts'
 
-/** What a stream of the overview has sent: the `rev` the client now shows, and each store's shown figures. */
+/** What a stream of the overview has sent: the figures' token (`rev`) the client now shows, and each store's shown figures. */
 export interface OverviewSent {
-  rev: number
+  token: number
   shown: Map<number, string>
 }
 
@@ -42,15 +42,15 @@ export function overviewEvent(
   changedOnly: boolean,
 ): StoresOverviewAnswer | StoresOverviewChanged | null {
   const { answer, shown } = read
-  if (answer.rev === sent.rev) return null
+  if (answer.rev === sent.token) return null
   const changed = changedOnly
     ? {
         ...answer,
-        after: sent.rev,
+        after: sent.token,
         stores: answer.stores.filter(({ id }, at) => sent.shown.get(id) !== shown[at]),
       }
     : answer
-  sent.rev = answer.rev
+  sent.token = answer.rev
   sent.shown = new Map(answer.stores.map(({ id }, at) => [id, shown[at] as string]))
   return changed
 }
@@ -225,9 +225,9 @@ export function storesOverview(
         store.devices,
       ]
     })
-    const rev = createHash('sha256').update(JSON.stringify(shown)).digest().readUIntBE(0, 6)
+    const token = createHash('sha256').update(JSON.stringify(shown)).digest().readUIntBE(0, 6)
     return {
-      answer: { at: now.toISOString(), rev, stores },
+      answer: { at: now.toISOString(), rev: token, stores },
       years,
       shown: shown.map((row) => JSON.stringify(row)),
     }
