@@ -18,7 +18,7 @@ export function backoff(
   retryAfterMs = 0,
   random = Math.random,
 ): number {
-  const cap = Math.min(maxMs, firstMs * 2 ** Math.min(Math.max(attempt, 0), 30))
+  const cap = Math.min(maxMs, firstMs * 2 ** Math.min(attempt, 30))
   const wait = jitter ? cap / 2 + random() * (cap / 2) : cap
   return Math.max(wait, retryAfterMs)
 }

@@ -3,7 +3,7 @@
 // (docs/product.md decision 133: each event of the open answer, or the one answer of a server that does
 // not stream), and the one wait before asking again after a failure.
 import { backoff, retryAfterMs } from '../../domain/backoff.ts'
-import { HttpError, request } from '../lib/api.ts'
+import { type HttpError, request } from '../lib/api.ts'
 import { eventStream } from './event-stream.ts'
 
 /** How long the server may hold a call (seconds), and how long this side waits for its answer (ms). */
@@ -64,7 +64,9 @@ export async function askHeld<T>(
  */
 export const pauseAfter = (error: unknown, failures: number, signal: AbortSignal) =>
   new Promise((resolve) => {
-    const asked = error instanceof HttpError ? retryAfterMs(error.retryAfter) : undefined
-    setTimeout(resolve, backoff(failures, afterFailure, asked))
+    setTimeout(
+      resolve,
+      backoff(failures, afterFailure, retryAfterMs((error as HttpError | undefined)?.retryAfter)),
+    )
     signal.addEventListener('abort', resolve, { once: true })
   })
