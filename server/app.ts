@@ -65,7 +65,7 @@ export interface AppOptions {
   livePollMs?: number
   /** How often a streamed held call with nothing to say sends a comment (server/live/stream.ts); tests shorten it. */
   streamHeartbeatMs?: number
-  /** How long an answer's output may stay queued with no byte leaving before its connection goes (server/live/stream.ts); tests shorten it. */
+  /** How long an answer's output may stay queued with no byte leaving before its connection goes (server/live/stalled-output.ts); tests shorten it. */
   sendStallMs?: number
   /** How pushes go out, given the VAPID keys; by default web-push (tests hand a fake or trust a local service). */
   pushTransport?: (keys: VapidKeys, subject: string) => PushTransport
