@@ -57,6 +57,10 @@ export default defineConfig({
       },
       {
         extends: true,
+        test: { name: 'domain', include: ['tests/domain/**/*.test.ts'] },
+      },
+      {
+        extends: true,
         test: {
           name: 'web',
           include: ['tests/web/**/*.test.{ts,tsx}'],

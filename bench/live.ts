@@ -22,7 +22,7 @@ import { readConfig } from '../server/config.ts'
 import { addStore, addUser, grant } from '../server/db/accounts.ts'
 import { type Database, openDatabase } from '../server/db/client.ts'
 import { addDevice, pairDevice } from '../server/devices/pairing.ts'
-import { heldPerSignIn } from '../server/usage/live.ts'
+import { heldPerSignIn } from '../server/live/live.ts'
 
 const heldCalls = 1_000
 const wakeRounds = 20

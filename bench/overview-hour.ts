@@ -16,7 +16,7 @@ import { openDatabase, queryRows } from '../server/db/client.ts'
 import { demoAccounts, seedDemoIfEmpty } from '../server/db/seed.ts'
 import { type OverviewSent, overviewEvent, storesOverview } from '../server/usage/overview.ts'
 
-/** The stream's heartbeat (server/usage/stream.ts), and an hour. */
+/** The stream's heartbeat (server/live/stream.ts), and an hour. */
 const heartbeatMs = 25_000
 const hourMs = 3_600_000
 
@@ -64,7 +64,7 @@ try {
   const overview = storesOverview(db)
   const first = await overview.read(userId, new Date(from))
   const start = (): OverviewSent => ({
-    rev: first.answer.rev,
+    token: first.answer.rev,
     shown: new Map(first.answer.stores.map(({ id }, at) => [id, first.shown[at] as string])),
   })
   const forms = [false, true].map((changedOnly) => ({

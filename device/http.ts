@@ -2,6 +2,7 @@
 // try again later (network errors, timeouts, 409, 429 and 5xx, and a 2xx that is not the call's answer),
 // or stop and tell someone (any other 4xx). The sales and heartbeat answers tell the server database's
 // generation (queue.ts, observeGeneration).
+import { backoff, retryAfterMs } from '../domain/backoff.ts'
 import type { Rejected } from './queue.ts'
 
 export interface SalesAnswer {
@@ -31,13 +32,7 @@ export type Outcome<T> =
 export type Fetch = (url: string, init: RequestInit) => Promise<Response>
 
 /** `Retry-After` as milliseconds: delta-seconds or an HTTP date; undefined when absent or unreadable. */
-export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
-  if (header === null) return undefined
-  const trimmed = header.trim()
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000
-  const date = Date.parse(trimmed)
-  return Number.isFinite(date) ? Math.max(0, date - now) : undefined
-}
+export { retryAfterMs }
 
 async function messageOf(response: Response): Promise<string> {
   const text = await response.text().catch(() => '')
@@ -201,7 +196,5 @@ export function backoffMs(
   retryAfter?: number,
   random = Math.random,
 ) {
-  const cap = Math.min(maxMs, baseMs * 2 ** Math.min(attempt, 30))
-  const jittered = cap / 2 + random() * (cap / 2)
-  return Math.max(jittered, retryAfter ?? 0)
+  return backoff(attempt, { firstMs: baseMs, maxMs, jitter: true }, retryAfter, random)
 }

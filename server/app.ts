@@ -8,6 +8,7 @@ import Fastify from 'fastify'
 import type { Config } from './config.ts'
 import type { Database } from './db/client.ts'
 import { answerServerRefusals, handleError } from './errors.ts'
+import { streamHeartbeatMs as defaultHeartbeatMs, sendStallMs as defaultStallMs } from './live/stream.ts'
 import { alertsPlugin } from './plugins/alerts.ts'
 import { connectionsPlugin } from './plugins/connections.ts'
 import { databasePlugin } from './plugins/database.ts'
@@ -28,7 +29,6 @@ import { serverOptions } from './server-options.ts'
 import type { SmsRetry, SmsSender } from './sign-in/sms.ts'
 import { jwtSecret } from './sign-in/tokens.ts'
 import { declareCommonStatuses } from './statuses.ts'
-import { streamHeartbeatMs as defaultHeartbeatMs, sendStallMs as defaultStallMs } from './usage/stream.ts'
 import { web } from './web.ts'
 
 export interface AppOptions {
@@ -42,11 +42,11 @@ export interface AppOptions {
   sms?: SmsSender
   /** How sending retries, and how long closing waits for it (tests shorten it). */
   smsRetry?: SmsRetry
-  /** The live changes' safety poll period (server/usage/live.ts); tests shorten it. */
+  /** The live changes' safety poll period (server/live/live.ts); tests shorten it. */
   livePollMs?: number
-  /** How often a streamed held call with nothing to say sends a comment (server/usage/stream.ts); tests shorten it. */
+  /** How often a streamed held call with nothing to say sends a comment (server/live/stream.ts); tests shorten it. */
   streamHeartbeatMs?: number
-  /** How long an answer's output may stay queued with no byte leaving before its connection goes (server/usage/stream.ts); tests shorten it. */
+  /** How long an answer's output may stay queued with no byte leaving before its connection goes (server/live/stream.ts); tests shorten it. */
   sendStallMs?: number
   /** How pushes go out, given the VAPID keys; by default web-push (tests hand a fake or trust a local service). */
   pushTransport?: (keys: VapidKeys, subject: string) => PushTransport

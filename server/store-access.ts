@@ -17,13 +17,13 @@ export const storesOf = (db: Db, userId: number) =>
     .$dynamic()
 
 /**
- * The membership check of a store's usage, with the version of its year (usage_years.version, 0 before
+ * The membership check of a store's usage, with the revision of its year (usage_years.version, 0 before
  * the year's first record) in the same prepared statement, planned once: the only database work a
  * repeated answer or a 304 costs.
  */
 export function storeAccess(db: Db) {
   const statement = db
-    .select({ version: sql<string | number>`coalesce(${usageYears.version}, 0)` })
+    .select({ revision: sql<string | number>`coalesce(${usageYears.version}, 0)` })
     .from(memberships)
     .leftJoin(
       usageYears,
@@ -61,12 +61,12 @@ export function storeAccess(db: Db) {
       return row !== undefined
     },
     /**
-     * The version of a store's year when the user may see the store; undefined when not (not a member,
+     * The revision of a store's year when the user may see the store; undefined when not (not a member,
      * or no such store): the caller answers 403.
      */
-    async yearVersionFor(userId: number, storeId: number, year: number): Promise<number | undefined> {
+    async yearRevisionFor(userId: number, storeId: number, year: number): Promise<number | undefined> {
       const [row] = await statement.execute({ userId, storeId, year })
-      return row ? Number(row.version) : undefined
+      return row ? Number(row.revision) : undefined
     },
   }
 }

@@ -28,7 +28,7 @@ export interface Database {
   kind: 'pglite' | 'postgres'
   /** The embedded database itself, when it is PGlite. */
   pglite: PGlite | null
-  /** PostgreSQL's address, for a connection of its own (the live changes' listener, server/usage/live.ts). */
+  /** PostgreSQL's address, for a connection of its own (the live changes' listener, server/live/live.ts). */
   connectionString?: string
   /**
    * Starts the embedded database's watchdog (watchdog.ts): from now on a statement running longer than

@@ -1,10 +1,10 @@
-// Live changes (server/usage/live.ts): the held calls of this instance and the one listening
+// Live changes (server/live/live.ts): the held calls of this instance and the one listening
 // connection that wakes them, started here; a sign-in's end, told by any instance, reaches the token
 // checks at once. Held calls answer at the server's preClose (connections.ts), the listening stops at close.
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Database } from '../db/client.ts'
-import { createLive, type Live } from '../usage/live.ts'
+import { createLive, type Live } from '../live/live.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -16,9 +16,9 @@ declare module 'fastify' {
 
 export interface LiveOptions {
   database: Database
-  /** The safety poll's period (server/usage/live.ts); tests shorten it. */
+  /** The safety poll's period (server/live/live.ts); tests shorten it. */
   pollMs?: number | undefined
-  /** How often a streamed held call with nothing to say sends a comment (server/usage/stream.ts). */
+  /** How often a streamed held call with nothing to say sends a comment (server/live/stream.ts). */
   streamHeartbeatMs: number
 }
 

@@ -8,6 +8,7 @@
 import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
 import type { FastifyBaseLogger } from 'fastify'
 import type { PushPayload } from '../../contract/push.ts'
+import { backoff, retryAfterMs } from '../../domain/backoff.ts'
 import type { Db } from '../db/client.ts'
 import { pushSubscriptions, signIns } from '../db/schema.ts'
 import type { PushTransport, Urgency } from './transport.ts'
@@ -36,13 +37,9 @@ const maxRetryAfterMs = 24 * 60 * 60_000
 
 /** How long to wait after a refusal: the service's Retry-After when it gave one, else doubling from 30 s. */
 export function backoffMs(retryAfter: string | undefined, failuresBefore: number, now: Date): number {
-  if (retryAfter !== undefined) {
-    const text = retryAfter.trim()
-    if (/^\d+$/.test(text)) return Math.min(Number(text) * 1000, maxRetryAfterMs)
-    const at = Date.parse(text)
-    if (!Number.isNaN(at)) return Math.min(Math.max(at - now.getTime(), 0), maxRetryAfterMs)
-  }
-  return Math.min(firstBackoffMs * 2 ** Math.min(failuresBefore, 20), maxBackoffMs)
+  const asked = retryAfterMs(retryAfter, now.getTime())
+  if (asked !== undefined) return Math.min(asked, maxRetryAfterMs)
+  return backoff(failuresBefore, { firstMs: firstBackoffMs, maxMs: maxBackoffMs })
 }
 
 export function createPush({

@@ -3,9 +3,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ChangesAnswer, ChangesQuery, ErrorBody, UsageParams } from '../../contract/api.ts'
 import { ApiError, messages } from '../errors.ts'
+import { answerHeld } from '../live/held.ts'
+import { countedAnswerBytes, fullRetryAfterSeconds } from '../live/occupancy.ts'
 import { type ChangesRead, changesJson, readChanges } from '../usage/changes.ts'
-import { countedAnswerBytes } from '../usage/live.ts'
-import { streamAnswers, wantsStream } from '../usage/stream.ts'
 
 export const changesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -36,71 +36,54 @@ export const changesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { id } = request.params
       const { year, wait = 0 } = request.query
       let { after } = request.query
-      const deadline = Date.now() + wait * 1000
-      // Held calls and streams count against the sign-in's bound until their connection has taken them
-      // (decision 159); so does a large answer (below).
-      if (wait > 0 && !app.live.occupy(request.signInId, reply.raw))
-        throw new ApiError(429, messages.tooManyHeld, 5)
-      // Held before the first read, so a commit between the read and the wait still wakes the call.
-      const waiter = wait > 0 ? app.live.hold(id, year, request.signInId) : null
-      const disconnected = () => waiter?.release()
-      if (waiter) reply.raw.once('close', disconnected)
-      try {
-        let read: ChangesRead = await readChanges(app.db, request.userId, id, year, after)
-        if (waiter && wantsStream(request.headers.accept)) {
-          // The stream (decision 133): refused as the held call is, then every answer an event.
-          if (!read.member) throw new ApiError(403, messages.forbidden)
-          let last = read
-          const event = (read: ChangesRead & { member: true }) => {
-            waiter.after = read.rev
-            last = read
-            return { data: read.reset || read.rev !== after ? changesJson(read) : null, last: read.reset }
-          }
-          reply.raw.off('close', disconnected)
-          await streamAnswers(request, reply, {
-            waiter,
-            first: event(read),
-            async step(woken) {
-              // The heartbeat's turn reads nothing: a change wakes the stream itself.
-              if (woken === 'timeout') return { data: null }
-              after = last.rev
-              const next = await readChanges(app.db, request.userId, id, year, after)
-              // Membership gone: the stream ends, and asking again is refused (403).
-              return next.member ? event(next) : { data: null, last: true }
-            },
-            heartbeatMs: app.streamHeartbeatMs,
-            expiresAt: request.accessExpiresAt,
-            now: app.now,
-          })
-          return reply
-        }
-        for (;;) {
-          if (!read.member) throw new ApiError(403, messages.forbidden)
-          if (!waiter || read.reset || read.rev !== after) break
-          waiter.after = read.rev
-          const woken = await waiter.next(deadline - Date.now())
-          if (woken === 'ended') throw new ApiError(401, messages.sessionExpired)
-          // Closing answers what was last read (on a connection that then closes, as every answer
-          // sent while closing: server/plugins/connections.ts); a client that went away gets nothing.
-          if (woken !== 'change') break
-          read = await readChanges(app.db, request.userId, id, year, after)
-        }
-        // Built as text (the changes come from the database as JSON); Fastify sends a string as it is.
-        const body = changesJson(read)
-        // The year as puts (after=0) of a year with records, built for each call: counted while it is sent.
-        if (!waiter && body.length > countedAnswerBytes && !app.live.occupy(request.signInId, reply.raw))
-          throw new ApiError(429, messages.tooManyHeld, 5)
-        return reply
-          .header('cache-control', 'no-store')
-          .header('x-content-type-options', 'nosniff')
-          .type('application/json')
-          .send(body as unknown as ChangesAnswer)
-      } finally {
-        if (waiter) {
-          reply.raw.off('close', disconnected)
-          waiter.release()
-        }
+      const read = () => readChanges(app.db, request.userId, id, year, after)
+      const member = (read: ChangesRead) => {
+        if (!read.member) throw new ApiError(403, messages.forbidden)
+        return read
       }
+      let body: string
+      if (wait > 0) {
+        const held = await answerHeld(
+          { live: app.live, heartbeatMs: app.streamHeartbeatMs, now: app.now },
+          request,
+          reply,
+          {
+            wait,
+            keys: [{ storeId: id, year }],
+            read,
+            revisions: (read) => (read.member ? [{ storeId: id, year, revision: read.revision }] : []),
+            news: (read) => {
+              const kept = member(read)
+              return kept.reset || kept.revision !== after ? changesJson(kept) : undefined
+            },
+            nothingNew: (read) => changesJson(member(read)),
+            readOnTimeout: false,
+            event(read, first) {
+              // Membership gone: the stream ends, and asking again is refused (403).
+              if (!read.member) {
+                if (first) throw new ApiError(403, messages.forbidden)
+                return { data: null, last: true }
+              }
+              const data = read.reset || read.revision !== after ? changesJson(read) : null
+              after = read.revision
+              return { data, last: read.reset }
+            },
+          },
+        )
+        if (held === null) return reply
+        body = held
+      } else {
+        body = changesJson(member(await read()))
+        // The year as puts (after=0) of a year with records, built for each call: counted while it is sent.
+        if (body.length > countedAnswerBytes && !app.live.occupy(request.signInId, reply.raw))
+          throw new ApiError(429, messages.tooManyHeld, fullRetryAfterSeconds)
+      }
+      // Built as text (the changes come from the database as JSON); Fastify sends a string as it is.
+      return reply
+        .header('cache-control', 'no-store')
+        .header('x-content-type-options', 'nosniff')
+        .type('application/json')
+        .send(body as unknown as ChangesAnswer)
     },
   )
 }

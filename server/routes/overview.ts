@@ -2,13 +2,13 @@
 // it, computed by the server with the app's own rules (server/usage/overview.ts, docs/product.md
 // decisions 97–99). The stores are the caller's memberships, as in the profile and every store call.
 // With `after` (the `rev` the client shows) and `wait`, the call is held until the figures would differ
-// (decision 110): a change of any of the caller's store-years wakes it (server/usage/live.ts), and the
+// (decision 110): a change of any of the caller's store-years wakes it (server/live/), and the
 // figures are computed again then and when the wait ends (the clock moves them too).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ErrorBody, StoresOverviewQuery, StoresOverviewReply } from '../../contract/api.ts'
 import { ApiError, messages } from '../errors.ts'
+import { answerHeld } from '../live/held.ts'
 import { type OverviewSent, overviewEvent } from '../usage/overview.ts'
-import { streamAnswers, wantsStream } from '../usage/stream.ts'
 
 export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -44,71 +44,43 @@ export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { after, wait = 0 } = request.query
       if (wait > 0 && after === undefined) throw new ApiError(400, messages.overviewWait)
       reply.header('x-content-type-options', 'nosniff')
-      let { answer, years, shown } = await app.storesOverview.read(request.userId, app.now())
-      if (after === undefined) return answer
+      const first = await app.storesOverview.read(request.userId, app.now())
+      if (after === undefined) return first.answer
       reply.header('cache-control', 'no-store')
-      // Counted until the connection has taken the answer, not only while it waits (decision 159).
-      if (wait > 0 && !app.live.occupy(request.signInId, reply.raw))
-        throw new ApiError(429, messages.tooManyHeld, 5)
-      const unchanged = () => ({ at: answer.at, rev: answer.rev, unchanged: true as const })
-      if (wait > 0 && wantsStream(request.headers.accept)) {
-        // The stream (decision 133): each new overview an event; the clock is read again at each comment's turn.
-        const key = () => years.map(({ storeId, year }) => `${storeId}:${year}`).join()
-        const held = key()
-        const waiter = app.live.holdAll(years, request.signInId)
-        const follow = (read: typeof years) => {
-          for (const { storeId, year, version } of read) waiter.setAfter(storeId, year, version)
-        }
-        follow(years)
-        // What the client shows once it has taken what was sent (decision 151).
-        const sent: OverviewSent = {
-          rev: after,
-          shown: new Map(answer.stores.map(({ id }, at) => [id, shown[at] as string])),
-        }
-        const event = (first: boolean) => {
-          // Another set of store-years (a store added or gone, a new year): the client asks again.
-          const last = key() !== held
-          const changedOnly = request.query.stores === 'changed' && !first && !last
-          const data = overviewEvent(sent, { answer, shown }, changedOnly)
-          return { data: data && String(reply.serialize(data)), last }
-        }
-        await streamAnswers(request, reply, {
-          waiter,
-          first: event(true),
-          async step() {
-            ;({ answer, years, shown } = await app.storesOverview.read(request.userId, app.now()))
-            follow(years)
-            return event(false)
+      type Read = typeof first
+      const unchanged = ({ answer }: Read) => ({ at: answer.at, rev: answer.rev, unchanged: true as const })
+      if (wait === 0) return first.answer.rev !== after ? first.answer : unchanged(first)
+      // The stream's store-years: another set (a store added or gone, a new year) ends it, and the client asks again.
+      const key = ({ years }: Read) => years.map(({ storeId, year }) => `${storeId}:${year}`).join()
+      const held = key(first)
+      // What the client shows once it has taken what was sent (decision 151).
+      const sent: OverviewSent = {
+        token: after,
+        shown: new Map(first.answer.stores.map(({ id }, at) => [id, first.shown[at] as string])),
+      }
+      const answered = await answerHeld<Read, StoresOverviewReply>(
+        { live: app.live, heartbeatMs: app.streamHeartbeatMs, now: app.now },
+        request,
+        reply,
+        {
+          wait,
+          keys: first.years,
+          first,
+          read: () => app.storesOverview.read(request.userId, app.now()),
+          revisions: ({ years }) => years,
+          news: ({ answer }) => (answer.rev !== after ? answer : undefined),
+          nothingNew: unchanged,
+          // The clock moves the figures too: the end of a wait (or a stream's heartbeat) reads them again.
+          readOnTimeout: true,
+          event(read, first) {
+            const last = key(read) !== held
+            const changedOnly = request.query.stores === 'changed' && !first && !last
+            const data = overviewEvent(sent, read, changedOnly)
+            return { data: data && String(reply.serialize(data)), last }
           },
-          heartbeatMs: app.streamHeartbeatMs,
-          expiresAt: request.accessExpiresAt,
-          now: app.now,
-        })
-        return reply
-      }
-      if (answer.rev !== after) return answer
-      if (wait === 0) return unchanged()
-      const deadline = Date.now() + wait * 1000
-      // Held before the figures are read again, so a commit between that read and the wait still wakes it.
-      const waiter = app.live.holdAll(years, request.signInId)
-      const disconnected = () => waiter.release()
-      reply.raw.once('close', disconnected)
-      try {
-        for (;;) {
-          ;({ answer, years } = await app.storesOverview.read(request.userId, app.now()))
-          if (answer.rev !== after) return answer
-          for (const { storeId, year, version } of years) waiter.setAfter(storeId, year, version)
-          if (Date.now() >= deadline) return unchanged()
-          const woken = await waiter.next(deadline - Date.now())
-          if (woken === 'ended') throw new ApiError(401, messages.sessionExpired)
-          // A change, or the end of the wait: the figures again (the clock may have moved them).
-          // Closing answers what was last read; a client that went away gets nothing.
-          if (woken !== 'change' && woken !== 'timeout') return unchanged()
-        }
-      } finally {
-        reply.raw.off('close', disconnected)
-        waiter.release()
-      }
+        },
+      )
+      return answered === null ? reply : answered
     },
   )
 }

@@ -64,9 +64,9 @@ export const storeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { id } = request.params
       const { year } = request.query
-      const version = await app.storeAccess.yearVersionFor(request.userId, id, year)
-      if (version === undefined) throw new ApiError(403, messages.forbidden)
-      const answer = await app.usageCache.get(id, year, version, usageFormFor(request.headers.accept))
+      const revision = await app.storeAccess.yearRevisionFor(request.userId, id, year)
+      if (revision === undefined) throw new ApiError(403, messages.forbidden)
+      const answer = await app.usageCache.get(id, year, revision, usageFormFor(request.headers.accept))
 
       // no-store: the browser's HTTP cache must not keep the records, where any script of the origin
       // could read them after a logout. The app keeps the ETag with its own buckets and revalidates.
@@ -74,7 +74,7 @@ export const storeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .header('cache-control', 'no-store')
         .header('etag', answer.etag)
         .header('vary', 'accept, accept-encoding')
-        .header(usageRevisionHeader, String(version))
+        .header(usageRevisionHeader, String(revision))
         .type(answer.type)
       // No payload at all (the schema's null is the absent body): a 304 has none, whatever the transport.
       if (etagMatches(request.headers['if-none-match'], answer.etag))

@@ -2,6 +2,7 @@
 // `webhook` POSTs { to, text } as JSON to an SMS gateway with a shared secret in X-Webhook-Secret.
 // Codes go out through an outbox in the background, so that neither the time nor the status of a code
 // request tells a registered number from another.
+import { backoff } from '../../domain/backoff.ts'
 import type { Config } from '../config.ts'
 
 export interface SmsSender {
@@ -102,7 +103,7 @@ export function smsOutbox(
           return
         }
         log.warn({ ...context, attempt, reason }, 'sending the sign-in code failed; will retry')
-        await pause(retry.firstDelayMs * 2 ** (attempt - 1))
+        await pause(backoff(attempt - 1, { firstMs: retry.firstDelayMs }))
       }
     }
   }

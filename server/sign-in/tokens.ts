@@ -264,7 +264,7 @@ export function createTokens(db: Db, secret: string, now: () => Date, limits: Co
 
     /**
      * A sign-in another instance (or a command) ended, as heard by the live changes' listener
-     * (server/usage/live.ts): refused here at once instead of within signInCheckMs.
+     * (server/live/live.ts): refused here at once instead of within signInCheckMs.
      */
     signInEnded(familyId: string) {
       ended(familyId)

@@ -20,9 +20,10 @@ const typeOf = {
   compact2: compactUsageTypeV2,
 }
 
-/** One usage answer, as it is sent: its version, form and ETag, and its body compressed both ways. */
+/** One usage answer, as it is sent: its revision, form and ETag, and its body compressed both ways. */
 export interface EncodedUsage {
-  version: number
+  /** The store-year's revision it answers (usage_years.version). */
+  revision: number
   form: UsageForm
   /** Its Content-Type. */
   type: string
@@ -71,7 +72,7 @@ export async function buildUsageAnswer(
   db: Db,
   storeId: number,
   year: number,
-  version: number,
+  revision: number,
   form: UsageForm,
 ): Promise<EncodedUsage> {
   const body =
@@ -90,7 +91,7 @@ export async function buildUsageAnswer(
   if (form !== 'json') hash.update(`${typeOf[form]}\n`)
   const tag = hash.update(body).digest('base64url').slice(0, 22)
   return {
-    version,
+    revision,
     form,
     type: typeOf[form],
     etag: `W/"${tag}"`,
@@ -109,7 +110,7 @@ const brotliPiece = 256 * 1024
 /**
  * Brotli at quality 11, fed in pieces: each piece is one task on libuv's thread pool (at most about
  * 0.3 s on the busy year's JSON, against 5 s for the whole), and `wanted` is asked before each one, so
- * the work stops soon after it is no longer wanted (a newer version, the server closing). The output is
+ * the work stops soon after it is no longer wanted (a newer revision, the server closing). The output is
  * the same as compressing the body in one call: nothing is flushed between pieces.
  */
 async function brotliBest(body: Buffer, wanted: () => boolean): Promise<Buffer | undefined> {

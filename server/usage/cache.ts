@@ -34,13 +34,13 @@ export function usageCache(
   /** Answers built, and answers recompressed and kept in place of their first compression. */
   const stats = { builds: 0, recompressions: 0 }
 
-  /** The version the database holds now for a store's year (0 before its first record). */
-  async function currentVersion(storeId: number, year: number) {
+  /** The revision the database holds now for a store's year (0 before its first record). */
+  async function currentRevision(storeId: number, year: number) {
     const [row] = await db
-      .select({ version: usageYears.version })
+      .select({ revision: usageYears.version })
       .from(usageYears)
       .where(and(eq(usageYears.storeId, storeId), eq(usageYears.year, year)))
-    return Number(row?.version ?? 0)
+    return Number(row?.revision ?? 0)
   }
 
   // The background recompressions, one at a time (a chain of promises), so they never take more than
@@ -59,16 +59,16 @@ export function usageCache(
     queue = queue.then(async () => {
       waiting.delete(key)
       // The answer kept for the key when its turn comes: still worth it while the server runs and that
-      // very answer stays kept (not dropped by the LRU, not replaced by a newer version).
+      // very answer stays kept (not dropped by the LRU, not replaced by a newer revision).
       const answer = kept.peek(key)
       const wanted = () => !closed && answer !== undefined && kept.peek(key) === answer
       try {
         if (!answer || !wanted()) return
         // A newer record may have come since (the cache learns of it only when someone asks): the
         // answer would be rebuilt at the next request anyway, so its seconds of compression are skipped.
-        if ((await currentVersion(storeId, year)) !== answer.version) return
+        if ((await currentRevision(storeId, year)) !== answer.revision) return
         const smaller = await recompressBest(answer, wanted)
-        // Same version and body, so the same ETag: only the compressed bytes shrink.
+        // Same revision and body, so the same ETag: only the compressed bytes shrink.
         if (smaller && wanted()) {
           kept.set(key, smaller)
           stats.recompressions++
@@ -79,25 +79,25 @@ export function usageCache(
     })
   }
 
-  /** The answer of a store's year in one form, built at most once per version and form. */
+  /** The answer of a store's year in one form, built at most once per revision and form. */
   async function get(
     storeId: number,
     year: number,
-    version: number,
+    revision: number,
     form: UsageForm = 'json',
   ): Promise<EncodedUsage> {
     const key = `${storeId}:${year}:${form}`
     const cached = kept.get(key)
-    if (cached?.version === version) return cached
-    const buildKey = `${key}:${version}`
+    if (cached?.revision === revision) return cached
+    const buildKey = `${key}:${revision}`
     let pending = building.get(buildKey)
     if (!pending) {
       stats.builds++
-      pending = buildUsageAnswer(db, storeId, year, version, form).finally(() => building.delete(buildKey))
+      pending = buildUsageAnswer(db, storeId, year, revision, form).finally(() => building.delete(buildKey))
       building.set(buildKey, pending)
     }
     const answer = await pending
-    if ((kept.get(key)?.version ?? -1) < answer.version) {
+    if ((kept.get(key)?.revision ?? -1) < answer.revision) {
       kept.set(key, answer)
       if (recompressed(form)) recompressLater(key, storeId, year)
     }
@@ -131,12 +131,13 @@ export function usageCache(
      */
     async warm(years: number[], limit = 10): Promise<number> {
       const busiest = await db
-        .select({ storeId: usageYears.storeId, year: usageYears.year, version: usageYears.version })
+        .select({ storeId: usageYears.storeId, year: usageYears.year, revision: usageYears.version })
         .from(usageYears)
         .where(inArray(usageYears.year, years))
         .orderBy(desc(usageYears.version))
         .limit(limit)
-      for (const { storeId, year, version } of busiest) await get(storeId, year, Number(version), 'compact2')
+      for (const { storeId, year, revision } of busiest)
+        await get(storeId, year, Number(revision), 'compact2')
       return busiest.length
     },
 

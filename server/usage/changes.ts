@@ -9,15 +9,15 @@ export const changesKeptMs = 3 * 24 * 60 * 60 * 1000
 
 export type ChangesRead =
   | { member: false }
-  | { member: true; rev: number; reset: true }
+  | { member: true; revision: number; reset: true }
   /** `changes`: the JSON array's items, joined by commas ('' for none). */
-  | { member: true; rev: number; reset: false; changes: string; count: number; sum: number }
+  | { member: true; revision: number; reset: false; changes: string; count: number; sum: number }
 
 const changeJson = (op: ReturnType<typeof sql>) =>
   sql`'{"op":"' || ${op} || '","createdAt":"' || to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '","amount":' || amount || '}'`
 
 interface Row {
-  rev: string | number
+  revision: string | number
   count: string | number
   sum: string | number
   log_from: string | number
@@ -58,19 +58,19 @@ export async function readChanges(
   if (!access?.member) return { member: false }
   const [row] = await queryRows<Row>(
     db,
-    sql`select coalesce(y.version, 0) as rev, coalesce(y.record_count, 0) as count,
+    sql`select coalesce(y.version, 0) as revision, coalesce(y.record_count, 0) as count,
           coalesce(y.amount_sum, 0) as sum, coalesce(y.log_from, 0) as log_from, c.reset, c.changes
         from (select 1) as one
         left join usage_years y on y.store_id = ${storeId} and y.year = ${year}
         left join lateral (${items}) c on ${after} < coalesce(y.version, 0)`,
   )
   if (!row) throw new Error('the changes statement gave no row')
-  const rev = Number(row.rev)
-  if (after > rev || (after > 0 && after < Number(row.log_from)) || row.reset)
-    return { member: true, rev, reset: true }
+  const revision = Number(row.revision)
+  if (after > revision || (after > 0 && after < Number(row.log_from)) || row.reset)
+    return { member: true, revision, reset: true }
   return {
     member: true,
-    rev,
+    revision,
     reset: false,
     changes: row.changes ?? '',
     count: Number(row.count),
@@ -80,8 +80,8 @@ export async function readChanges(
 
 /** The answer's JSON, built from the parts the database gave (the changes are already JSON). */
 export function changesJson(read: Exclude<ChangesRead, { member: false }>): string {
-  if (read.reset) return `{"rev":${read.rev},"reset":true}`
-  return `{"rev":${read.rev},"changes":[${read.changes}],"count":${read.count},"sum":${read.sum}}`
+  if (read.reset) return `{"rev":${read.revision},"reset":true}`
+  return `{"rev":${read.revision},"changes":[${read.changes}],"count":${read.count},"sum":${read.sum}}`
 }
 
 /**

@@ -24,9 +24,9 @@ import { type Db, queryRows } from '../db/client.ts'
 import type { StoreViews } from '../stores/view.ts'
 import { usageCompact } from './scan.ts'
 
-/** What a stream of the overview has sent: the `rev` the client now shows, and each store's shown figures. */
+/** What a stream of the overview has sent: the figures' token (`rev`) the client now shows, and each store's shown figures. */
 export interface OverviewSent {
-  rev: number
+  token: number
   shown: Map<number, string>
 }
 
@@ -42,15 +42,15 @@ export function overviewEvent(
   changedOnly: boolean,
 ): StoresOverviewAnswer | StoresOverviewChanged | null {
   const { answer, shown } = read
-  if (answer.rev === sent.rev) return null
+  if (answer.rev === sent.token) return null
   const changed = changedOnly
     ? {
         ...answer,
-        after: sent.rev,
+        after: sent.token,
         stores: answer.stores.filter(({ id }, at) => sent.shown.get(id) !== shown[at]),
       }
     : answer
-  sent.rev = answer.rev
+  sent.token = answer.rev
   sent.shown = new Map(answer.stores.map(({ id }, at) => [id, shown[at] as string]))
   return changed
 }
@@ -59,7 +59,7 @@ export function overviewEvent(
 export const offlineAfterMs = 3 * 60_000
 
 interface Kept {
-  version: number
+  revision: number
   buckets: Buckets
 }
 
@@ -86,12 +86,12 @@ export function storesOverview(
   /** Store-years bucketed from their records (for the tests: a sale rebuilds one, nothing else does), and stores answered from the view. */
   const stats = { builds: 0, fromView: 0 }
 
-  /** The buckets of a store's year at `version` (0: no record yet, nothing to read). */
-  async function bucketsOf(storeId: number, year: number, version: number): Promise<Buckets> {
+  /** The buckets of a store's year at `revision` (0: no record yet, nothing to read). */
+  async function bucketsOf(storeId: number, year: number, revision: number): Promise<Buckets> {
     const key = `${storeId}:${year}`
     const cached = kept.get(key)
-    if (cached?.version === version) return cached.buckets
-    if (version === 0) {
+    if (cached?.revision === revision) return cached.buckets
+    if (revision === 0) {
       // One empty year shared (the figures only read buckets): the alert rules ask every minute.
       let empty = empties.get(year)
       if (!empty) {
@@ -100,11 +100,11 @@ export function storesOverview(
       }
       return empty
     }
-    const buildKey = `${key}:${version}`
+    const buildKey = `${key}:${revision}`
     let pending = building.get(buildKey)
     if (!pending) {
       stats.builds++
-      // Read after the version: the buckets hold at least what it says; a newer record only means
+      // Read after the revision: the buckets hold at least what it says; a newer record only means
       // the next answer rebuilds them.
       pending = usageCompact(db, storeId, year)
         .then((bytes) => bucketCompact(bytes, year))
@@ -112,7 +112,7 @@ export function storesOverview(
       building.set(buildKey, pending)
     }
     const buckets = await pending
-    if ((kept.get(key)?.version ?? -1) < version) kept.set(key, { version, buckets })
+    if ((kept.get(key)?.revision ?? -1) < revision) kept.set(key, { revision, buckets })
     return buckets
   }
 
@@ -126,7 +126,7 @@ export function storesOverview(
     now: Date,
   ): Promise<{
     answer: StoresOverviewAnswer
-    years: { storeId: number; year: number; version: number }[]
+    years: { storeId: number; year: number; revision: number }[]
     /** Each store's shown figures (the answer's order) as a key: the same key, the same row on screen. */
     shown: string[]
   }> {
@@ -136,15 +136,15 @@ export function storesOverview(
     // their devices, in one query.
     const rows = await queryRows<{
       id: number
-      version: string | number
-      previous_version: string | number
+      revision: string | number
+      previous_revision: string | number
       total: string | number
       offline: string | number
     }>(
       db,
       sql`select m.store_id as id,
-            coalesce(cy.version, 0) as version,
-            coalesce(py.version, 0) as previous_version,
+            coalesce(cy.version, 0) as revision,
+            coalesce(py.version, 0) as previous_revision,
             (select count(*) from devices d
               where d.store_id = m.store_id and d.paired_at is not null and d.revoked_at is null) as total,
             (select count(*) from devices d
@@ -157,8 +157,8 @@ export function storesOverview(
           order by m.store_id`,
     )
     const years = rows.flatMap((row) => [
-      { storeId: Number(row.id), year, version: Number(row.version) },
-      { storeId: Number(row.id), year: year - 1, version: Number(row.previous_version) },
+      { storeId: Number(row.id), year, revision: Number(row.revision) },
+      { storeId: Number(row.id), year: year - 1, revision: Number(row.previous_revision) },
     ])
     const devicesOf = (row: (typeof rows)[number]) => ({
       total: Number(row.total),
@@ -173,8 +173,8 @@ export function storesOverview(
     if (view && held.length > 0) {
       const behind = held.filter(
         (row) =>
-          view.revisionOf(Number(row.id), year) < Number(row.version) ||
-          view.revisionOf(Number(row.id), year - 1) < Number(row.previous_version),
+          view.revisionOf(Number(row.id), year) < Number(row.revision) ||
+          view.revisionOf(Number(row.id), year - 1) < Number(row.previous_revision),
       )
       if (behind.length > 0) await view.refresh(behind.map((row) => Number(row.id)))
       for (const row of rows) {
@@ -194,8 +194,8 @@ export function storesOverview(
         others.slice(first, first + parallel).map(async (row) => {
           const id = Number(row.id)
           const [current, previous] = await Promise.all([
-            bucketsOf(id, year, Number(row.version)),
-            bucketsOf(id, year - 1, Number(row.previous_version)),
+            bucketsOf(id, year, Number(row.revision)),
+            bucketsOf(id, year - 1, Number(row.previous_revision)),
           ])
           const figures = storeFigures(current, previous, now)
           if (!figures) throw new Error('store figures: buckets of another year than now')
@@ -225,9 +225,9 @@ export function storesOverview(
         store.devices,
       ]
     })
-    const rev = createHash('sha256').update(JSON.stringify(shown)).digest().readUIntBE(0, 6)
+    const token = createHash('sha256').update(JSON.stringify(shown)).digest().readUIntBE(0, 6)
     return {
-      answer: { at: now.toISOString(), rev, stores },
+      answer: { at: now.toISOString(), rev: token, stores },
       years,
       shown: shown.map((row) => JSON.stringify(row)),
     }

@@ -3,6 +3,7 @@
 import { queryOptions } from '@tanstack/react-query'
 import { HttpError, StaleSessionError } from '../lib/api.ts'
 import { isSessionCurrent, sessionGeneration } from '../lib/tokens.ts'
+import { isFollowed } from '../live/followed.ts'
 import { bucketResponse } from '../workers/bucket-client.ts'
 import type { Buckets } from './buckets.ts'
 import { currentPeriod } from './clock.ts'
@@ -27,13 +28,6 @@ export interface Usage {
  * nor taken for complete figures; a session's end clears them with the rest of the cache.
  */
 export const leadingKey = (storeId: number, year: number) => ['usage-leading', storeId, year] as const
-
-/** The store-years (query hashes) whose changes call failed in this browser: their query fetches as before. */
-export const liveFailing = new Set<string>()
-
-/** A store-year the live loop follows: its figures are fetched again only when the loop asks. */
-const isLive = (query: { state: { data?: unknown }; queryHash: string }) =>
-  typeof (query.state.data as Usage | undefined)?.rev === 'number' && !liveFailing.has(query.queryHash)
 
 const revOf = (response: Response) => {
   const rev = Number(response.headers.get('usage-revision') ?? Number.NaN)
@@ -96,9 +90,9 @@ export const usageQuery = (storeId: number, year: number, followed = true) =>
     // shown (usually a 304), so that its figures and quiet warnings keep up; unless the live loop
     // follows the year (live.ts), which fetches it again only when its changes cannot be merged.
     refetchInterval: (query) =>
-      year === currentPeriod().year && !(followed && isLive(query)) ? usageRefetchMs : false,
-    staleTime: (query) => (followed && isLive(query) ? Number.POSITIVE_INFINITY : 60_000),
-    refetchOnReconnect: (query) => !(followed && isLive(query)) && 'always',
+      year === currentPeriod().year && !(followed && isFollowed(query)) ? usageRefetchMs : false,
+    staleTime: (query) => (followed && isFollowed(query) ? Number.POSITIVE_INFINITY : 60_000),
+    refetchOnReconnect: (query) => !(followed && isFollowed(query)) && 'always',
     queryFn: async ({ signal, client, queryKey }): Promise<Usage> => {
       const startedIn = sessionGeneration()
       const kept = client.getQueryData<Usage>(queryKey)

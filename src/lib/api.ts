@@ -26,6 +26,8 @@ export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The answer's Retry-After header, as sent (src/live/transport.ts honours it). */
+    readonly retryAfter: string | null = null,
   ) {
     super(message)
     this.name = 'HttpError'
@@ -150,7 +152,7 @@ async function errorOf(response: Response): Promise<HttpError> {
   } catch {
     // Not our JSON (a proxy's error page, say): keep the generic text.
   }
-  return new HttpError(response.status, message)
+  return new HttpError(response.status, message, response.headers.get('retry-after'))
 }
 
 let pendingRefresh: { generation: number; token: Promise<string> } | null = null

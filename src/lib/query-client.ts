@@ -8,6 +8,7 @@ import {
   persistQueryClient,
   removeOldestQuery,
 } from '@tanstack/react-query-persist-client'
+import { backoff } from '../../domain/backoff.ts'
 import type { Buckets } from '../figures/buckets.ts'
 import { dayMs } from '../figures/calendar.ts'
 import { type PackedBuckets, packBuckets, unpackBuckets } from '../figures/kept-buckets.ts'
@@ -33,7 +34,7 @@ function worthRetrying(failures: number, error: Error) {
     !(error instanceof HttpError && error.status < 500)
   )
 }
-const retryDelay = (failures: number) => Math.min(1000 * 2 ** failures, 30_000)
+const retryDelay = (failures: number) => backoff(failures, { firstMs: 1000, maxMs: 30_000 })
 
 export const queryClient = new QueryClient({
   defaultOptions: {

@@ -57,7 +57,7 @@ it('moves every year above the revisions of before (each a reset once), keeps de
     if (!before.member) throw new Error('not a member')
     // Counted by the one sequence: ten statements, of two stores (the old trigger drew two numbers for
     // a year already there), so the revision is well above this store's five.
-    expect(before.rev).toBeGreaterThan(10)
+    expect(before.revision).toBeGreaterThan(10)
 
     await migrate(db, { migrationsFolder })
     const years = await client.query<{ version: number; log_from: number; epoch: number }>(
@@ -70,15 +70,15 @@ it('moves every year above the revisions of before (each a reset once), keeps de
     }
     expect(years.rows[0]?.epoch).toBeGreaterThan(0)
     // A client that kept the revision of before fetches the year again, once; then follows it.
-    const reset = await readChanges(db, 1, 1, 2026, before.rev)
+    const reset = await readChanges(db, 1, 1, 2026, before.revision)
     expect(reset).toMatchObject({ member: true, reset: true })
     if (!reset.member) throw new Error('not a member')
     await client.query(
       `insert into usages (store_id, created_at, amount) values (1, '2026-03-09T00:00:00Z', 500)`,
     )
-    expect(await readChanges(db, 1, 1, 2026, reset.rev)).toEqual({
+    expect(await readChanges(db, 1, 1, 2026, reset.revision)).toEqual({
       member: true,
-      rev: reset.rev + 1,
+      revision: reset.revision + 1,
       reset: false,
       changes: '{"op":"put","createdAt":"2026-03-09T00:00:00.000Z","amount":500}',
       count: 6,

@@ -204,17 +204,17 @@ describe('snapshots of the embedded database', () => {
       open = await openDatabase({ pgliteDir })
       // Right after the restore, and after more sales than were lost (the year's revision moves past
       // the kept one): the client is told to fetch the year again, never handed the later changes only.
-      expect(await readChanges(open.db, userId, storeId, 2026, kept.rev)).toMatchObject({ reset: true })
+      expect(await readChanges(open.db, userId, storeId, 2026, kept.revision)).toMatchObject({ reset: true })
       for (const minute of [11, 12, 13, 14, 15]) await sale(open.db, storeId, minute)
-      const later = await readChanges(open.db, userId, storeId, 2026, kept.rev)
+      const later = await readChanges(open.db, userId, storeId, 2026, kept.revision)
       expect(later).toMatchObject({ member: true, reset: true })
       if (!later.member) throw new Error('not a member')
-      expect(later.rev).toBeGreaterThan(kept.rev)
+      expect(later.revision).toBeGreaterThan(kept.revision)
       // From the revision it is then given, it follows the year change by change again.
       await sale(open.db, storeId, 20)
-      expect(await readChanges(open.db, userId, storeId, 2026, later.rev)).toMatchObject({
+      expect(await readChanges(open.db, userId, storeId, 2026, later.revision)).toMatchObject({
         reset: false,
-        rev: later.rev + 1,
+        revision: later.revision + 1,
         count: 7,
       })
     } finally {

@@ -1,7 +1,7 @@
 // Held changes calls over real HTTP, on either database: a client that goes away leaves no waiter
 // behind, and closing the server answers the held calls and completes within 2 s.
 import { afterEach, describe, expect, it } from 'vitest'
-import { heldPerSignIn } from '../../../server/usage/live.ts'
+import { heldPerSignIn } from '../../../server/live/live.ts'
 import { storeWithPeople } from '../devices/helpers.ts'
 import { createTestApp, resetDatabase, type TestApp, testClock, until } from '../test-app.ts'
 

@@ -16,8 +16,8 @@ import { sql } from 'drizzle-orm'
 import { afterEach, describe, expect, it } from 'vitest'
 import { addStore, addUser, grant } from '../../../server/db/accounts.ts'
 import { messages } from '../../../server/errors.ts'
-import { heldPerSignIn } from '../../../server/usage/live.ts'
-import { streamQueueBytes } from '../../../server/usage/stream.ts'
+import { heldPerSignIn } from '../../../server/live/live.ts'
+import { streamQueueBytes } from '../../../server/live/stream.ts'
 import { bearer, createTestApp, resetDatabase, type TestApp, testClock, until } from '../test-app.ts'
 
 const clock = testClock('2026-03-15T03:00:00.000Z')

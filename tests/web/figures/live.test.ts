@@ -1,4 +1,4 @@
-// The live loop (src/figures/live.ts) between tabs: each "tab" is a fresh copy of the app's modules
+// The live loop (src/figures/live.ts, a configuration of src/live/follower.ts) between tabs: each "tab" is a fresh copy of the app's modules
 // (their own session generation, channel and query cache) sharing the cookies, the Web Locks and the
 // BroadcastChannel, as tabs of one browser do. The network is a fake; the lock manager a small fake of
 // navigator.locks (happy-dom has none).
@@ -35,9 +35,10 @@ async function openTab(rev = 1) {
   const live = await import('../../../src/figures/live.ts')
   const tokens = await import('../../../src/lib/tokens.ts')
   const yearQuery = await import('../../../src/figures/year-query.ts')
+  const followed = await import('../../../src/live/followed.ts')
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } })
   client.setQueryData<Usage>(key, { buckets: emptyBuckets(2026), etag: 'W/"a"', rev })
-  return { live, tokens, yearQuery, client, usage: () => client.getQueryData<Usage>(key) }
+  return { live, tokens, yearQuery, followed, client, usage: () => client.getQueryData<Usage>(key) }
 }
 
 /** The changes call of a fake server: answers `answers[after]` at once, and holds every other call. */
@@ -196,17 +197,17 @@ describe('the live loop', () => {
     stops.push(a.live.follow(a.client, 1, 2026))
     await vi.waitFor(() => expect(server.calls).toHaveLength(1))
     await new Promise((resolve) => setTimeout(resolve, 20))
-    expect(a.yearQuery.liveFailing.size).toBe(0)
+    expect(a.followed.liveFailing.size).toBe(0)
     // Asked again after 2 s; failing again, the year query fetches as before.
     await vi.waitFor(() => expect(server.calls).toHaveLength(2), { timeout: 3000 })
-    await vi.waitFor(() => expect(a.yearQuery.liveFailing.size).toBe(1))
+    await vi.waitFor(() => expect(a.followed.liveFailing.size).toBe(1))
   })
 
   it('falls back to the 5-minute refetch when the server has no changes call (404)', async () => {
     const server = fakeServer({})
     const a = await openTab()
     stops.push(a.live.follow(a.client, 1, 2026))
-    await vi.waitFor(() => expect(a.yearQuery.liveFailing.size).toBe(1))
+    await vi.waitFor(() => expect(a.followed.liveFailing.size).toBe(1))
     const { refetchInterval } = a.yearQuery.usageQuery(1, 2026)
     const query = a.client.getQueryCache().find({ queryKey: key })
     if (typeof refetchInterval !== 'function' || !query) throw new Error('no interval rule')

@@ -5,13 +5,13 @@ import { encodeUsage } from '../../../contract/usage-compact.ts'
 import { compactUsageType, usageAccept } from '../../../contract/usage-compact-type.ts'
 import {
   inTurns,
-  liveFailing,
   type Usage,
   usageFetchesAtOnce,
   usageKeys,
   usageQuery,
   usageRefetchMs,
 } from '../../../src/figures/year-query.ts'
+import { liveFailing } from '../../../src/live/followed.ts'
 import { type Call, fakeServer, json } from '../fake-server.ts'
 
 const answer = (etag: string, usages: unknown[]) =>

@@ -1,7 +1,7 @@
-// The reader of our event streams (src/lib/event-stream.ts, docs/product.md decision 133): the same
+// The reader of our event streams (src/live/event-stream.ts, docs/product.md decision 133): the same
 // events whichever way the text is split into chunks, with LF, CRLF or CR line ends; comments as null.
 import { describe, expect, it } from 'vitest'
-import { eventStream } from '../../src/lib/event-stream.ts'
+import { eventStream } from '../../../src/live/event-stream.ts'
 
 /** The events of a stream given in chunks, their JSON parsed (a comment: null). */
 const events = (chunks: string[]) => {
