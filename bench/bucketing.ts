@@ -3,9 +3,9 @@
 // records in the compact encoding (contract/usage-compact.ts) against the JSON fast path.
 import { encodeUsage } from '../contract/usage-compact.ts'
 import { compactUsageType } from '../contract/usage-compact-type.ts'
-import { type Buckets, emptyBuckets } from '../src/figures/buckets.ts'
+import { scanCanonical } from '../domain/bucketing.ts'
+import { type Buckets, emptyBuckets } from '../domain/buckets.ts'
 import { bucketUsage } from '../src/workers/bucket-exact.ts'
-import { scanCanonical } from '../src/workers/bucket-records.ts'
 
 /** `count` records spread over `year`, sorted, deterministic: createdAt (ms) and amount columns. */
 function records(count: number, year: number) {

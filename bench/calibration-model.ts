@@ -4,9 +4,9 @@
 // bench/calibration.ts feeds it a year of records, tests/web/figures/quiet-calibration.test.ts a tiny
 // hand-made case.
 
+import { hourMs, yearOf, yearStart } from '../domain/calendar.ts'
+import { type HourlyHistory, quietStore } from '../domain/quiet.ts'
 import { seededRandom } from '../scripts/seeded-random.ts'
-import { hourMs, yearOf, yearStart } from '../src/figures/calendar.ts'
-import { type HourlyHistory, quietStore } from '../src/figures/quiet.ts'
 
 /** The same seed, the same outages. */
 export { seededRandom }

@@ -9,9 +9,9 @@
 import { createHash } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
 import { hourWeights, monthFactor, nextSaleAt, weekdayFactor } from '../device/simulate.ts'
+import { dayMs, hourMs, yearStart } from '../domain/calendar.ts'
+import { HISTORY_WEEKS, MIN_EXPECTED_SALES, MIN_HISTORY_WEEKS } from '../domain/quiet.ts'
 import { demoStores } from '../server/db/seed.ts'
-import { dayMs, hourMs, yearStart } from '../src/figures/calendar.ts'
-import { HISTORY_WEEKS, MIN_EXPECTED_SALES, MIN_HISTORY_WEEKS } from '../src/figures/quiet.ts'
 import {
   evaluate,
   hourlyHistory,

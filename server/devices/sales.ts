@@ -2,8 +2,6 @@
 // Korean message, and the good ones go on to be stored. Pure: no database, the clock handed in.
 import { isValid, parseISO } from 'date-fns'
 
-export const maxSalesPerBatch = 500
-export const maxSalesBytes = 64 * 1024
 export const maxAmount = 10_000_000
 /** How far ahead of the server's clock a sale may be dated (a device's clock runs a little fast). */
 export const futureToleranceMs = 5 * 60 * 1000

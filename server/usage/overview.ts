@@ -16,10 +16,11 @@ import { createHash } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import { LRUCache } from 'lru-cache'
 import type { StoreOverview, StoresOverviewAnswer, StoresOverviewChanged } from '../../contract/api.ts'
-import { type Buckets, emptyBuckets } from '../../src/figures/buckets.ts'
-import { yearOf } from '../../src/figures/calendar.ts'
-import { rowFigures, storeFigures } from '../../src/figures/store-overview.ts'
-import { bucketCompact } from '../../src/workers/bucket-records.ts'
+import { bucketCompact } from '../../domain/bucketing.ts'
+import { type Buckets, emptyBuckets } from '../../domain/buckets.ts'
+import { yearOf } from '../../domain/calendar.ts'
+import { offlineAfterMs } from '../../domain/devices.ts'
+import { rowFigures, storeFigures } from '../../domain/store-overview.ts'
 import type { StoreViews } from '../alerts/view.ts'
 import { type Db, queryRows } from '../db/client.ts'
 import { usageCompact } from './scan.ts'
@@ -54,9 +55,6 @@ export function overviewEvent(
   sent.shown = new Map(answer.stores.map(({ id }, at) => [id, shown[at] as string]))
   return changed
 }
-
-/** A paired device not heard from in this long is offline (decision 71: 3 heartbeats of 60 s). */
-export const offlineAfterMs = 3 * 60_000
 
 interface Kept {
   version: number

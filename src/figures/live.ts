@@ -14,10 +14,10 @@ import {
   useQueryClient,
 } from '@tanstack/react-query'
 import { useEffect } from 'react'
+import { type ChangesAnswer, mergeChanges } from '../../domain/changes.ts'
 import { HttpError, request } from '../lib/api.ts'
 import { eventStream } from '../lib/event-stream.ts'
 import { isSessionCurrent, sessionGeneration } from '../lib/tokens.ts'
-import { type ChangesAnswer, mergeChanges } from './changes.ts'
 import { liveFailing, type Usage, usageKeys, usageQuery } from './year-query.ts'
 
 /** How long the server may hold a call (seconds), and how long this side waits for its answer (ms). */

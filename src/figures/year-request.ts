@@ -8,6 +8,7 @@
 // Apart from year-query.ts so that the login screen's code does not load the query library.
 import { usageAccept } from '../../contract/usage-compact-type.ts'
 import { request } from '../lib/api.ts'
+import { forgetOnWipe } from '../lib/session-state.ts'
 import { isSessionCurrent, sessionGeneration } from '../lib/tokens.ts'
 import { currentPeriod } from './clock.ts'
 
@@ -44,6 +45,7 @@ export function dropUsageEarly() {
   early?.controller.abort()
   early = undefined
 }
+forgetOnWipe(dropUsageEarly)
 
 /**
  * Asks now for the usage answer a sign-in's first screen needs, for the usage query to take over (one

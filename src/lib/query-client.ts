@@ -8,12 +8,12 @@ import {
   persistQueryClient,
   removeOldestQuery,
 } from '@tanstack/react-query-persist-client'
-import type { Buckets } from '../figures/buckets.ts'
-import { dayMs } from '../figures/calendar.ts'
-import { type PackedBuckets, packBuckets, unpackBuckets } from '../figures/kept-buckets.ts'
-import { type Usage, usageKeys } from '../figures/year-query.ts'
+import type { Buckets } from '../../domain/buckets.ts'
+import { dayMs } from '../../domain/calendar.ts'
+import { type PackedBuckets, packBuckets, unpackBuckets } from '../../domain/kept-buckets.ts'
 import { EmptyAnswerError, HttpError, OfflineError, SessionEndedError, StaleSessionError } from './api.ts'
 import { signInStorage } from './sign-in-storage.ts'
+import { type Usage, usageKeys } from './usage-keys.ts'
 
 /** How long figures stay available offline after they were last fetched. */
 const keptFor = 30 * dayMs

@@ -8,11 +8,10 @@ import { create } from 'zustand'
 import { createJSONStorage, persist } from 'zustand/middleware'
 import type { ProfileAnswer, Store, User } from '../../contract/api.ts'
 import { storeSignInOpens } from '../../contract/opened-store.ts'
-import { dropUsageEarly } from '../figures/year-request.ts'
-import { forgetTotals, forgetTotalsUnlessOf } from '../shell/kept-totals.ts'
 import { storesStorageKey, userStorageKey } from '../shell/names.ts'
 import { removeShell } from '../shell/remove-shell.ts'
 import { requestJson } from './api.ts'
+import { forgetTotals, forgetTotalsUnlessOf } from './kept-totals.ts'
 import { clearProblem } from './problem.ts'
 import { mayForgetUserData, signInStorage } from './sign-in-storage.ts'
 import { isSessionCurrent, removeTokens } from './tokens.ts'
@@ -151,6 +150,16 @@ async function clearRuntimeCaches() {
 }
 
 /**
+ * What else a wipe of the device forgets: a module that holds a user's data outside the stores here
+ * registers its forgetting when it loads (the usage answer asked for early, figures/year-request.ts),
+ * so that this module, below the figures, never imports them.
+ */
+const forgetters = new Set<() => void>()
+export const forgetOnWipe = (forget: () => void) => {
+  forgetters.add(forget)
+}
+
+/**
  * Forgets everything user-specific on this device: tokens, the two persisted stores, the figures kept
  * for offline use and the cached pictures. A shared store-front device must not show the previous
  * user's sales. Nothing here needs the network, so it works offline too.
@@ -172,7 +181,7 @@ export async function wipeDevice() {
       .then((registration) => registration?.pushManager?.getSubscription())
       .then((subscription) => subscription?.unsubscribe())
       .catch(() => {})
-  dropUsageEarly()
+  for (const forget of forgetters) forget()
   useUserStore.setState({ user: null, isLoggedIn: false })
   useStoreStore.setState({ store: null, stores: [] })
   useUserStore.persist.clearStorage()

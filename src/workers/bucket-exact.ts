@@ -4,9 +4,9 @@
 // answer that does; `bucketUsage` here buckets any answer at once (tests, benches).
 import { isValid, parseISO } from 'date-fns'
 import { isCompactUsageType } from '../../contract/usage-compact.ts'
-import { type Buckets, emptyBuckets } from '../figures/buckets.ts'
-import { hourMs } from '../figures/calendar.ts'
-import { add, asBytes, bucketCompact, finish, scanCanonical } from './bucket-records.ts'
+import { add, asBytes, bucketCompact, finish, scanCanonical } from '../../domain/bucketing.ts'
+import { type Buckets, emptyBuckets } from '../../domain/buckets.ts'
+import { hourMs } from '../../domain/calendar.ts'
 
 /** Adds records to buckets of one year, reading every createdAt exactly. */
 function addRecords(buckets: Buckets, usages: readonly unknown[]): Buckets {

@@ -3,7 +3,7 @@
 // first, for a version 2 compact answer, the buckets of its leading sums, then those of the whole answer
 // (`bucketing` of bucket-records.ts, which the main thread runs itself where no worker runs).
 
-import { bucketing } from './bucket-records.ts'
+import { bucketing } from './bucket-feed.ts'
 
 const handle = bucketing((reply) => self.postMessage(reply))
 self.onmessage = ({ data }) => handle(data)

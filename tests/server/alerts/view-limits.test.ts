@@ -7,9 +7,9 @@
 import { sql } from 'drizzle-orm'
 import fc from 'fast-check'
 import { expect, it } from 'vitest'
+import { hourMs, yearStart } from '../../../domain/calendar.ts'
 import { loadStoreView } from '../../../server/alerts/view.ts'
 import { addStore } from '../../../server/db/accounts.ts'
-import { hourMs, yearStart } from '../../../src/figures/calendar.ts'
 import { sharedTestApp, testClock } from '../test-app.ts'
 
 const clock = testClock('2026-03-16T05:00:00.000Z')
