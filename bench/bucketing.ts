@@ -1,4 +1,4 @@
-// Bucketing speed: the worker's code (src/workers/bucket-records.ts) against a plain JSON.parse + Date loop
+// Bucketing speed: the worker's code (domain/bucketing.ts) against a plain JSON.parse + Date loop
 // over the same bytes, for a busy year (70,000 records) and an extreme one (1,000,000); and the same
 // records in the compact encoding (contract/usage-compact.ts) against the JSON fast path.
 import { encodeUsage } from '../contract/usage-compact.ts'

@@ -1,5 +1,5 @@
 // The quiet-store rule's calibration (issue 24), its pure part: outages injected into a store's sale
-// instants at seeded random times, an evaluator that runs the app's own rule (src/figures/quiet.ts) as
+// instants at seeded random times, an evaluator that runs the app's own rule (domain/quiet.ts) as
 // the server would, and the scoring of its alerts against the outages. No clock, no I/O, no Node API:
 // bench/calibration.ts feeds it a year of records, tests/web/figures/quiet-calibration.test.ts a tiny
 // hand-made case.

@@ -7,7 +7,7 @@
 //   holding the user's advisory lock, which counts the day's alerts against the caps first, and only the
 //   instance whose insert returned the row pushes it (after the commit);
 // - a held alert is pushed by the instance whose conditional update (`state = 'held'` → `'sent'`) got it;
-// - the quiet rule is the app's own (src/figures/quiet.ts), run on the server's view of every store
+// - the quiet rule is the app's own (domain/quiet.ts), run on the server's view of every store
 //   (server/alerts/view.ts, decision 131): the hours the rules read, loaded in bulk, brought up to the
 //   changes log each minute.
 import { sql } from 'drizzle-orm'

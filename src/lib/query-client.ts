@@ -55,7 +55,7 @@ export const queryClient = new QueryClient({
 
 /**
  * The kept figures with the buckets of each (store, year) mapped: packed on the way to storage,
- * unpacked on the way back (src/figures/kept-buckets.ts). A copy that does not unpack (damaged) is dropped
+ * unpacked on the way back (domain/kept-buckets.ts). A copy that does not unpack (damaged) is dropped
  * and the others restored, rather than the whole restore failing.
  */
 const mapBuckets = (client: PersistedClient, map: (buckets: never) => Buckets | PackedBuckets) => {
@@ -115,7 +115,7 @@ export const restored: Promise<void> = persistQueryClient({
   persister,
   maxAge: keptFor,
   // The second part numbers the shape of the kept data (3: { buckets, etag } with the hourly arrays
-  // packed, src/figures/kept-buckets.ts); a copy of another shape is dropped.
+  // packed, domain/kept-buckets.ts); a copy of another shape is dropped.
   buster: `${__APP_VERSION__}+3`,
   dehydrateOptions: {
     shouldDehydrateQuery: (query) => usageKeys.is(query.queryKey) && query.state.status === 'success',

@@ -1,4 +1,4 @@
-// The exact path of bucketing (bucket-records.ts): a usage answer's JSON in any layout, parsed with
+// The exact path of bucketing (domain/bucketing.ts): a usage answer's JSON in any layout, parsed with
 // JSON.parse and every createdAt read exactly with date-fns. Our server's answers never need it (compact,
 // or JSON in the canonical layout the fast path reads), so the worker loads this module only for an
 // answer that does; `bucketUsage` here buckets any answer at once (tests, benches).

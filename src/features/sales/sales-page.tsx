@@ -135,7 +135,7 @@ export function SalesPage({
   )
 }
 
-/** The store has gone unusually quiet today (figures/quiet.ts): said above its figures, from current ones only. */
+/** The store has gone unusually quiet today (domain/quiet.ts): said above its figures, from current ones only. */
 function QuietNotice({
   buckets,
   previous,
