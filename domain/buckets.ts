@@ -58,17 +58,6 @@ export function emptyBuckets(year: number): Buckets {
   }
 }
 
-/** A copy of buckets that can be changed in place without touching the original (its arrays are copied too). */
-export const copyBuckets = (b: Buckets): Buckets => ({
-  ...b,
-  months: b.months.slice(),
-  days: b.days.map((days) => days.slice()),
-  monthCounts: b.monthCounts.slice(),
-  dayCounts: b.dayCounts.map((counts) => counts.slice()),
-  hourSums: b.hourSums.slice(),
-  hourCounts: b.hourCounts.slice(),
-})
-
 /** Buckets of the given year, or undefined when those given are another year's or missing. */
 export const ofYear = (buckets: Buckets | undefined, year: number) =>
   buckets?.year === year ? buckets : undefined

@@ -4,7 +4,7 @@
 // after it (a checksum); an answer is merged only onto the revision it was asked after, so a duplicate
 // or late delivery changes nothing. Pure: the server can run it too.
 import type { UsageChange } from '../contract/api.ts'
-import { type Buckets, copyBuckets } from './buckets.ts'
+import type { Buckets } from './buckets.ts'
 import { hourMs, yearStart } from './calendar.ts'
 
 /** One change of a store-year's records: a record put (added) or deleted, as the usage answer's records. */
@@ -45,7 +45,7 @@ export function mergeChanges(buckets: Buckets, rev: number, after: number, answe
   if (!(answer.rev >= rev)) return 'refetch'
   const changes = answer.changes ?? []
   // A copy (the kept buckets are the cache's, shared with the screen), changed in place.
-  const next = copyBuckets(buckets)
+  const next = structuredClone(buckets)
   const start = yearStart(buckets.year)
   const add = (list: number[], at: number, value: number) => {
     list[at] = (list[at] as number) + value

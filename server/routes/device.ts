@@ -15,12 +15,12 @@ import {
   SalesRequest,
 } from '../../contract/api.ts'
 import { maxSalesBytes, maxSalesPerBatch } from '../../domain/devices.ts'
+import { checkSales, parseInstant } from '../../domain/sales.ts'
 import { authenticateDevice } from '../devices/auth.ts'
 import { recordHeartbeat } from '../devices/heartbeat.ts'
 import { ingestBatch } from '../devices/ingest.ts'
 import { isDeviceKey } from '../devices/keys.ts'
 import { pairDevice } from '../devices/pairing.ts'
-import { checkSales, parseInstant } from '../devices/sales.ts'
 import { ApiError, handleError, messages } from '../errors.ts'
 import { clientKey } from '../sign-in/rate-limits.ts'
 

@@ -45,7 +45,7 @@ export function dropUsageEarly() {
   early?.controller.abort()
   early = undefined
 }
-forgetOnWipe(dropUsageEarly)
+forgetOnWipe.push(dropUsageEarly)
 
 /**
  * Asks now for the usage answer a sign-in's first screen needs, for the usage query to take over (one

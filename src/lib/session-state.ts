@@ -154,10 +154,7 @@ async function clearRuntimeCaches() {
  * registers its forgetting when it loads (the usage answer asked for early, figures/year-request.ts),
  * so that this module, below the figures, never imports them.
  */
-const forgetters = new Set<() => void>()
-export const forgetOnWipe = (forget: () => void) => {
-  forgetters.add(forget)
-}
+export const forgetOnWipe: (() => void)[] = []
 
 /**
  * Forgets everything user-specific on this device: tokens, the two persisted stores, the figures kept
@@ -181,7 +178,7 @@ export async function wipeDevice() {
       .then((registration) => registration?.pushManager?.getSubscription())
       .then((subscription) => subscription?.unsubscribe())
       .catch(() => {})
-  for (const forget of forgetters) forget()
+  for (const forget of forgetOnWipe) forget()
   useUserStore.setState({ user: null, isLoggedIn: false })
   useStoreStore.setState({ store: null, stores: [] })
   useUserStore.persist.clearStorage()

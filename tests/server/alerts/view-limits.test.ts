@@ -1,5 +1,5 @@
 // The server's view (server/alerts/view.ts) at the contract's limits: a sale is at most 10,000,000 won
-// either way (server/devices/sales.ts, the CSV import), and nothing bounds the sales of a store-hour
+// either way (domain/sales.ts, the CSV import), and nothing bounds the sales of a store-hour
 // (devices, batches of 500 and imports add up, and a device may send an old hour's sales later). Its
 // compact per-hour cells must give the same figures as adding the sales up plainly, beyond 2^31 won and
 // 2^16 sales an hour: a property test of the in-memory path (`apply`) against a slow reference, and the
