@@ -8,7 +8,6 @@
 // Apart from year-query.ts so that the login screen's code does not load the query library.
 import { usageAccept } from '../../contract/usage-compact-type.ts'
 import { request } from '../lib/api.ts'
-import { forgetOnWipe } from '../lib/session-state.ts'
 import { isSessionCurrent, sessionGeneration } from '../lib/tokens.ts'
 import { currentPeriod } from './clock.ts'
 
@@ -40,12 +39,14 @@ interface Early {
 
 let early: Early | undefined
 
-/** Drops the answer asked for early, if any, and stops its download (a wipe of the device calls it). */
+/**
+ * Drops the answer asked for early, if any, and stops its download (the session's end calls it,
+ * features/auth/session.ts).
+ */
 export function dropUsageEarly() {
   early?.controller.abort()
   early = undefined
 }
-forgetOnWipe.push(dropUsageEarly)
 
 /**
  * Asks now for the usage answer a sign-in's first screen needs, for the usage query to take over (one

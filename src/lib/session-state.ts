@@ -150,13 +150,6 @@ async function clearRuntimeCaches() {
 }
 
 /**
- * What else a wipe of the device forgets: a module that holds a user's data outside the stores here
- * registers its forgetting when it loads (the usage answer asked for early, figures/year-request.ts),
- * so that this module, below the figures, never imports them.
- */
-export const forgetOnWipe: (() => void)[] = []
-
-/**
  * Forgets everything user-specific on this device: tokens, the two persisted stores, the figures kept
  * for offline use and the cached pictures. A shared store-front device must not show the previous
  * user's sales. Nothing here needs the network, so it works offline too.
@@ -178,7 +171,6 @@ export async function wipeDevice() {
       .then((registration) => registration?.pushManager?.getSubscription())
       .then((subscription) => subscription?.unsubscribe())
       .catch(() => {})
-  for (const forget of forgetOnWipe) forget()
   useUserStore.setState({ user: null, isLoggedIn: false })
   useStoreStore.setState({ store: null, stores: [] })
   useUserStore.persist.clearStorage()
