@@ -8,10 +8,10 @@
 // of its store's view (p95 over 1,000 sales).
 //   DATABASE_URL=postgres://… node --expose-gc --import tsx bench/alerts-scale.ts
 import { sql } from 'drizzle-orm'
+import { storeFigures } from '../domain/store-overview.ts'
 import { createPostgresDatabase } from '../scripts/postgres-database.ts'
 import { openDatabase, queryRows } from '../server/db/client.ts'
 import { loadStoreView } from '../server/stores/view.ts'
-import { storeFigures } from '../src/figures/store-overview.ts'
 
 const storeCount = Number(process.env.STORES ?? 10_000)
 const minutes = Number(process.env.MINUTES ?? 5)

@@ -1,11 +1,11 @@
-// Bucketing speed: the worker's code (src/workers/bucket-records.ts) against a plain JSON.parse + Date loop
+// Bucketing speed: the worker's code (domain/bucketing.ts) against a plain JSON.parse + Date loop
 // over the same bytes, for a busy year (70,000 records) and an extreme one (1,000,000); and the same
 // records in the compact encoding (contract/usage-compact.ts) against the JSON fast path.
 import { encodeUsage } from '../contract/usage-compact.ts'
 import { compactUsageType } from '../contract/usage-compact-type.ts'
-import { type Buckets, emptyBuckets } from '../src/figures/buckets.ts'
+import { scanCanonical } from '../domain/bucketing.ts'
+import { type Buckets, emptyBuckets } from '../domain/buckets.ts'
 import { bucketUsage } from '../src/workers/bucket-exact.ts'
-import { scanCanonical } from '../src/workers/bucket-records.ts'
 
 /** `count` records spread over `year`, sorted, deterministic: createdAt (ms) and amount columns. */
 function records(count: number, year: number) {

@@ -1,12 +1,12 @@
 // The quiet-store rule's calibration (docs/product.md decisions 125–126), its pure part: outages injected into a store's sale
-// instants at seeded random times, an evaluator that runs the app's own rule (src/figures/quiet.ts) as
+// instants at seeded random times, an evaluator that runs the app's own rule (domain/quiet.ts) as
 // the server would, and the scoring of its alerts against the outages. No clock, no I/O, no Node API:
 // bench/calibration.ts feeds it a year of records, tests/web/figures/quiet-calibration.test.ts a tiny
 // hand-made case.
 
+import { hourMs, yearOf, yearStart } from '../domain/calendar.ts'
+import { type HourlyHistory, quietStore } from '../domain/quiet.ts'
 import { seededRandom } from '../scripts/seeded-random.ts'
-import { hourMs, yearOf, yearStart } from '../src/figures/calendar.ts'
-import { type HourlyHistory, quietStore } from '../src/figures/quiet.ts'
 
 /** The same seed, the same outages. */
 export { seededRandom }

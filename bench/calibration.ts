@@ -2,16 +2,16 @@
 // demo stores' records, made exactly as server/db/seed.ts makes them (the same MD5 hashes of store, day
 // and cycle, here in JavaScript), and of a sparser rhythm (the live demo devices' Poisson process,
 // device/simulate.ts, at 20 cycles a day, seeded), with outages of 1–6 hours injected at seeded random
-// times. The app's own rule (src/figures/quiet.ts) runs every minute of the year as the server's
+// times. The app's own rule (domain/quiet.ts) runs every minute of the year as the server's
 // evaluator would, one alert per quiet episode. Printed: false alerts (no outage in their quiet span)
 // per store and month, the delay from a daytime outage's start to its alert, and the outages never
 // alerted. Alone: `npx tsx bench/calibration.ts` (about a minute); the last line is JSON.
 import { createHash } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
 import { hourWeights, monthFactor, nextSaleAt, weekdayFactor } from '../device/simulate.ts'
+import { dayMs, hourMs, yearStart } from '../domain/calendar.ts'
+import { HISTORY_WEEKS, MIN_EXPECTED_SALES, MIN_HISTORY_WEEKS } from '../domain/quiet.ts'
 import { demoStores } from '../server/db/seed.ts'
-import { dayMs, hourMs, yearStart } from '../src/figures/calendar.ts'
-import { HISTORY_WEEKS, MIN_EXPECTED_SALES, MIN_HISTORY_WEEKS } from '../src/figures/quiet.ts'
 import {
   evaluate,
   hourlyHistory,

@@ -41,8 +41,8 @@ const isAlertsSplit = (id: string) => /[?&]tsr-split/.test(id) && modulePath(id)
 const pushSubscription = sourceFile('src/features/alerts/push-subscription.ts')
 /** Code the sales screen imports on demand, which only ever runs once `signed-in` has loaded. */
 const onDemandBySignedIn = [
-  sourceFile('src/workers/bucket-records.ts'),
-  // Its exact JSON path, which it loads on demand in turn (bucket-records.ts).
+  sourceFile('src/workers/bucket-feed.ts'),
+  // Its exact JSON path, which it loads on demand in turn (bucket-feed.ts).
   sourceFile('src/workers/bucket-exact.ts'),
   sourceFile('src/features/sales/export-csv.ts'),
   // The stores overview's query, which its route's loader asks for while the overview's chunk loads.
@@ -51,8 +51,8 @@ const onDemandBySignedIn = [
 /** Vite's preload helper, which every page's start needs (Rolldown's runtime keeps a file of its own). */
 const isPreloadHelper = (id: string) => /^\0vite\/preload-helper/.test(id)
 /** The buckets' shape and their calendar: the sales screen, the overview and the code above share them. */
-const buckets = sourceFile('src/figures/buckets.ts')
-const calendar = sourceFile('src/figures/calendar.ts')
+const buckets = sourceFile('domain/buckets.ts')
+const calendar = sourceFile('domain/calendar.ts')
 
 /** This app's modules that every page needs at start, kept in the `app` chunk with the libraries. */
 const startSourceNames = [
@@ -66,7 +66,7 @@ const startSourceNames = [
   // What runs before the app: the names it shares with the first painter, the kept totals, index.html's
   // login form (taken over by the login screen), the shell's removal.
   'src/shell/names.ts',
-  'src/shell/kept-totals.ts',
+  'src/lib/kept-totals.ts',
   'src/shell/login-shell.ts',
   'src/shell/remove-shell.ts',
   'src/lib/sign-in-storage.ts',
@@ -169,8 +169,8 @@ export const checkChunkRules = () =>
     'signed-in': [
       { what: "the signed-in routes' split chunks", test: isSignedInSplit },
       { what: 'src/lib/query-client.ts', test: (id) => id === queryClient },
-      { what: 'src/figures/buckets.ts', test: (id) => id === buckets },
-      { what: 'src/figures/calendar.ts', test: (id) => id === calendar },
+      { what: 'domain/buckets.ts', test: (id) => id === buckets },
+      { what: 'domain/calendar.ts', test: (id) => id === calendar },
     ],
     app: [
       ...startSources.map((file, i) => ({

@@ -1,5 +1,5 @@
 // The canonical bytes of a usage answer: the one layout our server writes (server/usage.ts builds it in
-// SQL) and the bucketing worker's fast path reads without JSON.parse (src/workers/bucket-records.ts).
+// SQL) and the bucketing worker's fast path reads without JSON.parse (domain/bucketing.ts).
 // contract/usage-bytes.md describes it; tests/server/usage/bytes.test.ts joins the two sides.
 // The pieces, in the order they appear: all ASCII, no spaces anywhere. (Separate constants, not one
 // object, so the bundler inlines them into the worker as the literals they are.)

@@ -1,7 +1,7 @@
 // The compact usage encoding (media type `application/vnd.laundry.usage; v=1`): the records of a
 // usage answer as bytes near their information content, for the slow lines the owners are on. Our
 // server writes it to a client whose Accept prefers it (server/usage.ts, server/routes/store.ts); the
-// bucketing worker reads it straight into buckets (src/workers/bucket-records.ts). Every other client
+// bucketing worker reads it straight into buckets (domain/bucketing.ts). Every other client
 // keeps getting the contract's JSON. docs/architecture.md describes the format byte by byte.
 //
 // Designed for the data as it is: records sorted by time, so each createdAt is a delta (ms) from the

@@ -8,6 +8,8 @@
 // nothing twice under another key; resending the same batch is safe (the server answers it again).
 // Acknowledged sales are kept 7 days (1 MiB at most): when an answer tells a new generation of the
 // server's database (it may have lost some: a restore, a power cut), they are sent again (queue.ts).
+
+import { heartbeatMs, maxSalesBytes, maxSalesPerBatch } from '../domain/devices.ts'
 import {
   accountsFor,
   backoffMs,
@@ -17,7 +19,7 @@ import {
   plainHttpWarning,
 } from './http.ts'
 import { type Identity, readIdentity, writeIdentity } from './identity.ts'
-import { batchBody, DurableQueue, MAX_BATCH_BYTES, MAX_BATCH_SALES, type Sale } from './queue.ts'
+import { batchBody, DurableQueue, type Sale } from './queue.ts'
 
 export interface DeviceOptions {
   /** Overrides the server address kept at pairing. */
@@ -121,7 +123,7 @@ export class Device {
   /** Starts delivering and the heartbeats; resolves when stopped (stop(), or refused by the server). */
   start(): Promise<Stopped> {
     if (!this.finished) {
-      const every = this.options.heartbeatMs ?? 60_000
+      const every = this.options.heartbeatMs ?? heartbeatMs
       const beat = () => {
         this.beating ??= this.beat().finally(() => {
           this.beating = undefined
@@ -202,8 +204,8 @@ export class Device {
     let attempt = 0
     while (!this.stopped) {
       const batch = this.queue.nextBatch({
-        sales: Math.min(this.options.batchSales ?? MAX_BATCH_SALES, MAX_BATCH_SALES),
-        bytes: MAX_BATCH_BYTES,
+        sales: Math.min(this.options.batchSales ?? maxSalesPerBatch, maxSalesPerBatch),
+        bytes: maxSalesBytes,
       })
       if (!batch) {
         for (const resolve of this.idleWaiters.splice(0)) resolve()

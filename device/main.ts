@@ -11,6 +11,7 @@
 // does on standard error. It exits 2 when the server refuses the device (a revoked key, say).
 import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
+import { heartbeatMs, maxSalesPerBatch } from '../domain/devices.ts'
 import { Device, PairingError, pair } from './client.ts'
 import { isPlainHttpElsewhere, plainHttpWarning } from './http.ts'
 import { readIdentity } from './identity.ts'
@@ -111,9 +112,9 @@ async function main(argv: string[]) {
   const device = new Device(dir, {
     ...(server ? { server } : {}),
     log: report,
-    heartbeatMs: numberOption(values['heartbeat-s'], 'heartbeat-s', 60) * 1000,
+    heartbeatMs: numberOption(values['heartbeat-s'], 'heartbeat-s', heartbeatMs / 1000) * 1000,
     timeoutMs: numberOption(values['timeout-s'], 'timeout-s', 30) * 1000,
-    batchSales: numberOption(values.batch, 'batch', 500),
+    batchSales: numberOption(values.batch, 'batch', maxSalesPerBatch),
     compactBytes: numberOption(values['compact-kb'], 'compact-kb', 1024) * 1024,
     retry: {
       baseMs: numberOption(values['retry-base-ms'], 'retry-base-ms', 1000),

@@ -39,6 +39,7 @@ import {
   writeSync,
 } from 'node:fs'
 import path from 'node:path'
+import { maxSalesBytes, maxSalesPerBatch } from '../domain/devices.ts'
 
 export interface Sale {
   id: string
@@ -96,8 +97,6 @@ export interface QueueOptions {
   now: () => number
 }
 
-export const MAX_BATCH_SALES = 500
-export const MAX_BATCH_BYTES = 64 * 1024
 /** How many delivered ids are remembered to refuse a sale fed twice. */
 const SEEN_KEPT = 10_000
 /** The journal is rewritten once it is this long and at least half of it is spent. */
@@ -249,7 +248,7 @@ export class DurableQueue {
    * with a `sentAt` of the usual 24 characters),
    * written to disk with a new Idempotency-Key before it is returned. Undefined when the queue is empty.
    */
-  nextBatch(limits = { sales: MAX_BATCH_SALES, bytes: MAX_BATCH_BYTES }) {
+  nextBatch(limits = { sales: maxSalesPerBatch, bytes: maxSalesBytes }) {
     if (this.flight) return this.flight
     if (this.pending.size === 0) return undefined
     // The body is `{"sales":[...],"sentAt":"2026-11-25T09:00:00.000Z"}`; count the bytes as they will be sent.

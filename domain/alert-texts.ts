@@ -2,8 +2,9 @@
 // quiet and back to selling, devices offline, the morning summary, the held alerts pushed together.
 // One owner for both halves: the server's alert rules push these texts, and the alerts screen's
 // examples are made by the very same functions. Pure: no DOM, no Node, times in Korea time.
-import { type QuietStore, quietStoreText } from '../src/figures/quiet.ts'
-import { won } from '../src/lib/format.ts'
+
+import { won } from './format.ts'
+import { type QuietStore, quietStoreText } from './quiet.ts'
 
 /** What a notification shows: its title and its text. */
 export interface AlertText {

@@ -3,7 +3,7 @@
 // heartbeat after it counts as offline, so that devices dropping within a heartbeat of each other make
 // that one store alert and not several.
 import { deviceOfflineAlert } from '../../domain/alert-texts.ts'
-import { offlineAfterMs } from '../usage/overview.ts'
+import { isOffline } from '../../domain/devices.ts'
 import type { Candidate, StoreState } from './store-state.ts'
 
 /** How long after it counts as offline a device alone is reported. */
@@ -28,7 +28,7 @@ export interface DeviceAlert {
 
 /** Whether a device of the store is offline at `now` (then its sales cannot arrive: no quiet alert). */
 export const anyOffline = (devices: DeviceState[], now: number) =>
-  devices.some((device) => device.seenAt < now - offlineAfterMs)
+  devices.some((device) => isOffline(device.seenAt, now))
 
 /**
  * The device alerts of one store at `now`: one for the store when every paired device is offline (the
@@ -37,7 +37,7 @@ export const anyOffline = (devices: DeviceState[], now: number) =>
  */
 export function deviceAlerts(storeId: number, devices: DeviceState[], now: number): DeviceAlert[] {
   if (devices.length === 0) return []
-  const offline = devices.filter((device) => device.seenAt < now - offlineAfterMs)
+  const offline = devices.filter((device) => isOffline(device.seenAt, now))
   if (offline.length === devices.length) {
     const since = Math.max(...devices.map((device) => device.seenAt))
     return [
@@ -50,7 +50,7 @@ export function deviceAlerts(storeId: number, devices: DeviceState[], now: numbe
     ]
   }
   return offline
-    .filter((device) => device.seenAt < now - offlineAfterMs - singleDeviceGraceMs)
+    .filter((device) => isOffline(device.seenAt, now) - singleDeviceGraceMs)
     .map((device) => ({
       storeId,
       episode: `device:${device.id}:${new Date(device.seenAt).toISOString()}`,

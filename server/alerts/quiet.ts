@@ -1,9 +1,9 @@
 // The quiet rule: a store that usually sells at this hour has sold nothing for hours (docs/product.md
-// §12). The rule is the app's own (src/figures/quiet.ts), run on the server's view of the store; one
+// §12). The rule is the app's own (domain/quiet.ts), run on the server's view of the store; one
 // alert per quiet episode (its start). No quiet alert while a device of the store is offline: its sales
 // cannot arrive, and the device alert says it (decision 104).
 import { quietAlert } from '../../domain/alert-texts.ts'
-import { quietStoreOf } from '../../src/figures/quiet.ts'
+import { quietStoreOf } from '../../domain/quiet.ts'
 import { anyOffline } from './device-offline.ts'
 import type { Candidate, StoreState } from './store-state.ts'
 

@@ -8,7 +8,7 @@
 // (outbox.ts), after the evaluation.
 import { sql } from 'drizzle-orm'
 import type { AlertKind } from '../../contract/api.ts'
-import { startOfDay } from '../../src/figures/calendar.ts'
+import { startOfDay } from '../../domain/calendar.ts'
 import { type Db, intArray, queryRows } from '../db/client.ts'
 
 /** At most this many alerts a store and a day, and in all a day (the resumes and the morning summary not counted). */

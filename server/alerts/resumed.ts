@@ -4,7 +4,7 @@
 // still who wants the store's quiet alerts now (not snoozed, not turned off).
 import { sql } from 'drizzle-orm'
 import { resumedAlert } from '../../domain/alert-texts.ts'
-import { dayMs } from '../../src/figures/calendar.ts'
+import { dayMs } from '../../domain/calendar.ts'
 import { type Db, queryRows } from '../db/client.ts'
 import { type NewAlert, resumeSuffix } from './record.ts'
 import { type MemberSettings, snoozed } from './settings.ts'

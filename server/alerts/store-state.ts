@@ -4,7 +4,7 @@
 // devices' last heartbeats. A rule is a function of one store's state and now to candidates.
 import { sql } from 'drizzle-orm'
 import type { AlertKind } from '../../contract/api.ts'
-import type { Buckets } from '../../src/figures/buckets.ts'
+import type { Buckets } from '../../domain/buckets.ts'
 import { type Db, queryRows } from '../db/client.ts'
 import type { StoreViews } from '../stores/view.ts'
 import type { DeviceState } from './device-offline.ts'

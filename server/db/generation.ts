@@ -7,8 +7,7 @@
 // that safe: what the database still holds counts as duplicates.
 import { closeSync, existsSync, fsyncSync, openSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { sql } from 'drizzle-orm'
-import type { Db } from './client.ts'
+import { type SQL, sql } from 'drizzle-orm'
 import { inUseMarkerName } from './data-names.ts'
 
 /**
@@ -23,7 +22,10 @@ export const newGenerationSql = (reason: string) =>
 /** The subquery that reads the current generation inside another statement. */
 export const generationSubquery = sql`(select generation from database_generation where id = 1)`
 
-export async function currentGeneration(db: Db): Promise<string> {
+/** The database or a transaction: only its `execute` (client.ts's `Db` would be an import circle). */
+type Executes = { execute(query: SQL): PromiseLike<unknown> }
+
+export async function currentGeneration(db: Executes): Promise<string> {
   // Not client.ts's queryRows: client.ts imports this module.
   const result = (await db.execute(sql`select ${generationSubquery} as generation`)) as unknown as {
     rows: { generation: string }[]

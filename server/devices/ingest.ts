@@ -19,10 +19,10 @@
 import { createHash } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import type { SalesAnswer } from '../../contract/api.ts'
+import { type GoodSale, type Rejected, saleMessages } from '../../domain/sales.ts'
 import { type Db, queryRows } from '../db/client.ts'
 import { currentGeneration, generationSubquery } from '../db/generation.ts'
 import { deviceBatches } from '../db/schema.ts'
-import { type GoodSale, type Rejected, saleMessages } from './sales.ts'
 
 export type Ingested =
   | { kind: 'answer'; answer: SalesAnswer; replayed: boolean }

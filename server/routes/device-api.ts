@@ -14,12 +14,13 @@ import {
   SalesAnswer,
   SalesRequest,
 } from '../../contract/api.ts'
+import { maxSalesBytes, maxSalesPerBatch } from '../../domain/devices.ts'
+import { checkSales, parseInstant } from '../../domain/sales.ts'
 import { authenticateDevice } from '../devices/auth.ts'
 import { recordHeartbeat } from '../devices/heartbeat.ts'
 import { ingestBatch } from '../devices/ingest.ts'
 import { isDeviceKey } from '../devices/keys.ts'
 import { pairDevice } from '../devices/pairing.ts'
-import { checkSales, maxSalesBytes, maxSalesPerBatch, parseInstant } from '../devices/sales.ts'
 import { ApiError, handleError, messages } from '../errors.ts'
 import { clientKey, rateLimited } from '../rate-limit.ts'
 

@@ -12,8 +12,8 @@
 // for the store before. The figures equal those of the full years' buckets as long as `now` lies in
 // the window (tests/server/stores/view.test.ts); `covers(now)` says when a reload is due.
 import { sql } from 'drizzle-orm'
-import { type Buckets, emptyBuckets } from '../../src/figures/buckets.ts'
-import { hourMs, yearOf, yearStart } from '../../src/figures/calendar.ts'
+import { type Buckets, emptyBuckets } from '../../domain/buckets.ts'
+import { hourMs, yearOf, yearStart } from '../../domain/calendar.ts'
 import { type Db, intArray, queryRows } from '../db/client.ts'
 
 /** The window's length, in hours: 100 days, from the start of the month two months before the load. */

@@ -1,13 +1,13 @@
 // The server's view of every store (GET /api/v0/stores/overview, docs/product.md decisions 97–99):
 // for each of a user's stores, what the app's stores overview shows, computed with the app's very code.
-// The buckets are made by the app's own bucketing (src/workers/bucket-records.ts) from the compact
+// The buckets are made by the app's own bucketing (domain/bucketing.ts) from the compact
 // encoding of the records, the same bytes the app receives, and the figures by the app's pure rules
 // (src/figures/): today against the usual, the month against the month before, the last sale, the
 // quiet rule. Biome lets server/ import exactly those files (docs/architecture.md).
 //
 // A store the instance's view of every store holds (server/stores/view.ts, which the alert rules load
 // and keep current; decision 138) is answered from the view's hours, brought up to the changes log
-// first (the caller's stores only), with the same two functions of src/figures/store-overview.ts.
+// first (the caller's stores only), with the same two functions of domain/store-overview.ts.
 // Any other store (no view loaded yet, a store added since, a new month before the next load) from
 // its years' buckets, kept in memory per store-year with the year's revision (usage_years.version): an
 // answer rebuilds only the store-years whose revision moved since, so a sale costs one year's scan of
@@ -16,10 +16,11 @@ import { createHash } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import { LRUCache } from 'lru-cache'
 import type { StoreOverview, StoresOverviewAnswer, StoresOverviewChanged } from '../../contract/api.ts'
-import { type Buckets, emptyBuckets } from '../../src/figures/buckets.ts'
-import { yearOf } from '../../src/figures/calendar.ts'
-import { rowFigures, storeFigures } from '../../src/figures/store-overview.ts'
-import { bucketCompact } from '../../src/workers/bucket-records.ts'
+import { bucketCompact } from '../../domain/bucketing.ts'
+import { type Buckets, emptyBuckets } from '../../domain/buckets.ts'
+import { yearOf } from '../../domain/calendar.ts'
+import { offlineAfterMs } from '../../domain/devices.ts'
+import { rowFigures, storeFigures } from '../../domain/store-overview.ts'
 import { type Db, queryRows } from '../db/client.ts'
 import type { StoreViews } from '../stores/view.ts'
 import { usageCompact } from './scan.ts'
@@ -54,9 +55,6 @@ export function overviewEvent(
   sent.shown = new Map(answer.stores.map(({ id }, at) => [id, shown[at] as string]))
   return changed
 }
-
-/** A paired device not heard from in this long is offline (decision 71: 3 heartbeats of 60 s). */
-export const offlineAfterMs = 3 * 60_000
 
 interface Kept {
   revision: number

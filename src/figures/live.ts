@@ -4,9 +4,9 @@
 // changes are not kept (a reset).
 import { type QueryClient, useQueryClient } from '@tanstack/react-query'
 import { useEffect } from 'react'
+import { type ChangesAnswer, mergeChanges } from '../../domain/changes.ts'
 import { follow as followLive } from '../live/follower.ts'
 import { liveWait } from '../live/transport.ts'
-import { type ChangesAnswer, mergeChanges } from './changes.ts'
 import { type Usage, usageKeys, usageQuery } from './year-query.ts'
 
 /** The address of the changes call. */

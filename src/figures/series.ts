@@ -3,10 +3,10 @@
 // the earlier period's line (the month before by day number, last year by month). Past days and months
 // without sales are zero; those that have not yet come are null (not drawn, `—` in the tables), and
 // the CSV export leaves them out by the same rule. Pure functions of the buckets and `now`.
-import type { Buckets } from './buckets.ts'
-import { daysInMonth, startOfDay } from './calendar.ts'
+import type { Buckets } from '../../domain/buckets.ts'
+import { daysInMonth, startOfDay } from '../../domain/calendar.ts'
+import { monthBefore } from '../../domain/periods.ts'
 import type { Period } from './clock.ts'
-import { monthBefore } from './periods.ts'
 
 /**
  * Whether a UTC day (month 1-12, day 1-31) has come at `now`: it is today (UTC) or before. A month has

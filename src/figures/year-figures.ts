@@ -3,9 +3,9 @@
 // worth now, so that kept figures never pass for current ones, and a store-year never shows another's.
 // The overview, which shows every store at once, reads the same from the cache (cached-year-figures.ts).
 import { skipToken, useQuery } from '@tanstack/react-query'
+import type { Buckets } from '../../domain/buckets.ts'
 import { OfflineError } from '../lib/api.ts'
 import { useOnline } from '../lib/online.ts'
-import type { Buckets } from './buckets.ts'
 import { useLive } from './live.ts'
 import { leadingKey, type Usage, usageQuery } from './year-query.ts'
 

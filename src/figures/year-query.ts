@@ -3,23 +3,14 @@
 import { queryOptions } from '@tanstack/react-query'
 import { HttpError, StaleSessionError } from '../lib/api.ts'
 import { isSessionCurrent, sessionGeneration } from '../lib/tokens.ts'
+import { type Usage, usageKeys } from '../lib/usage-keys.ts'
 import { isFollowed } from '../live/followed.ts'
 import { bucketResponse } from '../workers/bucket-client.ts'
-import type { Buckets } from './buckets.ts'
 import { currentPeriod } from './clock.ts'
 import { requestYear, takeUsageEarly } from './year-request.ts'
 
-/** What is cached and kept for offline use of one store and year: the buckets and the answer's ETag. */
-export interface Usage {
-  buckets: Buckets
-  /** The ETag of the answer the buckets were made from; sent back in If-None-Match (null once changes are merged in). */
-  etag: string | null
-  /**
-   * The store-year's revision the buckets are of (the answer's `Usage-Revision`); only a server with
-   * the changes call says it, and then the live loop (live.ts) follows the year from it.
-   */
-  rev?: number | undefined
-}
+// The cache's names for a store-year's figures, which the query client keeps on the device (lib/).
+export { type Usage, usageKeys }
 
 /**
  * The query key of the buckets of the leading sums of a version 2 answer still streaming (decision
@@ -32,17 +23,6 @@ export const leadingKey = (storeId: number, year: number) => ['usage-leading', s
 const revOf = (response: Response) => {
   const rev = Number(response.headers.get('usage-revision') ?? Number.NaN)
   return Number.isSafeInteger(rev) ? rev : undefined
-}
-
-/** The query keys of usage: the query, the filter of what is kept on the device, and tests name them here. */
-export const usageKeys = {
-  all: ['usage'] as const,
-  store: (storeId: number) => [...usageKeys.all, storeId] as const,
-  year: (storeId: number, year: number) => [...usageKeys.store(storeId), year] as const,
-  /** The server's overview of every store (src/features/stores/overview-live.ts). */
-  overview: () => [...usageKeys.all, 'overview'] as const,
-  /** Whether a query key is a usage key. */
-  is: (queryKey: readonly unknown[]) => queryKey[0] === usageKeys.all[0],
 }
 
 /** How often a screen that stays open asks again for the current year's records. */

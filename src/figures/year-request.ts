@@ -39,7 +39,10 @@ interface Early {
 
 let early: Early | undefined
 
-/** Drops the answer asked for early, if any, and stops its download (a wipe of the device calls it). */
+/**
+ * Drops the answer asked for early, if any, and stops its download (the session's end calls it,
+ * features/auth/session.ts).
+ */
 export function dropUsageEarly() {
   early?.controller.abort()
   early = undefined

@@ -1,6 +1,6 @@
 // A change against an earlier period, to see and to hear: `▲ 12.3%` on screen, and `작년 같은 기간보다
 // 12.3% 증가` for screen readers (colour and arrows are never the only signal); `—` with nothing to compare.
-import { changeText } from './format.ts'
+import { changeText } from '../../domain/format.ts'
 
 export function Change({
   ratio,

@@ -9,12 +9,12 @@ import {
   removeOldestQuery,
 } from '@tanstack/react-query-persist-client'
 import { backoff } from '../../domain/backoff.ts'
-import type { Buckets } from '../figures/buckets.ts'
-import { dayMs } from '../figures/calendar.ts'
-import { type PackedBuckets, packBuckets, unpackBuckets } from '../figures/kept-buckets.ts'
-import { type Usage, usageKeys } from '../figures/year-query.ts'
+import type { Buckets } from '../../domain/buckets.ts'
+import { dayMs } from '../../domain/calendar.ts'
+import { type PackedBuckets, packBuckets, unpackBuckets } from '../../domain/kept-buckets.ts'
 import { EmptyAnswerError, HttpError, OfflineError, SessionEndedError, StaleSessionError } from './api.ts'
 import { signInStorage } from './sign-in-storage.ts'
+import { type Usage, usageKeys } from './usage-keys.ts'
 
 /** How long figures stay available offline after they were last fetched. */
 const keptFor = 30 * dayMs
@@ -56,7 +56,7 @@ export const queryClient = new QueryClient({
 
 /**
  * The kept figures with the buckets of each (store, year) mapped: packed on the way to storage,
- * unpacked on the way back (src/figures/kept-buckets.ts). A copy that does not unpack (damaged) is dropped
+ * unpacked on the way back (domain/kept-buckets.ts). A copy that does not unpack (damaged) is dropped
  * and the others restored, rather than the whole restore failing.
  */
 const mapBuckets = (client: PersistedClient, map: (buckets: never) => Buckets | PackedBuckets) => {
@@ -116,7 +116,7 @@ export const restored: Promise<void> = persistQueryClient({
   persister,
   maxAge: keptFor,
   // The second part numbers the shape of the kept data (3: { buckets, etag } with the hourly arrays
-  // packed, src/figures/kept-buckets.ts); a copy of another shape is dropped.
+  // packed, domain/kept-buckets.ts); a copy of another shape is dropped.
   buster: `${__APP_VERSION__}+3`,
   dehydrateOptions: {
     shouldDehydrateQuery: (query) => usageKeys.is(query.queryKey) && query.state.status === 'success',

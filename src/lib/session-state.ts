@@ -8,11 +8,10 @@ import { create } from 'zustand'
 import { createJSONStorage, persist } from 'zustand/middleware'
 import type { ProfileAnswer, Store, User } from '../../contract/api.ts'
 import { storeSignInOpens } from '../../contract/opened-store.ts'
-import { dropUsageEarly } from '../figures/year-request.ts'
-import { forgetTotals, forgetTotalsUnlessOf } from '../shell/kept-totals.ts'
 import { storesStorageKey, userStorageKey } from '../shell/names.ts'
 import { removeShell } from '../shell/remove-shell.ts'
 import { requestJson } from './api.ts'
+import { forgetTotals, forgetTotalsUnlessOf } from './kept-totals.ts'
 import { clearProblem } from './problem.ts'
 import { mayForgetUserData, signInStorage } from './sign-in-storage.ts'
 import { isSessionCurrent, removeTokens } from './tokens.ts'
@@ -170,7 +169,6 @@ export async function wipeDevice() {
       .then((registration) => registration?.pushManager?.getSubscription())
       .then((subscription) => subscription?.unsubscribe())
       .catch(() => {})
-  dropUsageEarly()
   useUserStore.setState({ user: null, isLoggedIn: false })
   useStoreStore.setState({ store: null, stores: [] })
   useUserStore.persist.clearStorage()

@@ -3,8 +3,8 @@
 // have arrived). Where a worker cannot run (an old browser, a test environment, a worker that failed to
 // load), bucketing runs here instead, with the same code and messages, loaded on demand.
 
-import type { Buckets } from '../figures/buckets.ts'
-import type { BucketReply, BucketRequest } from './bucket-records.ts'
+import type { Buckets } from '../../domain/buckets.ts'
+import type { BucketReply, BucketRequest } from './bucket-feed.ts'
 
 type Pending = {
   resolve(buckets: Buckets): void
@@ -64,7 +64,7 @@ export async function bucketResponse(
   const target = worker
   const post: (message: BucketRequest, transfer?: Transferable[]) => void = target
     ? (message, transfer = []) => target.postMessage(message, transfer)
-    : (await import('./bucket-records.ts')).bucketing(receive)
+    : (await import('./bucket-feed.ts')).bucketing(receive)
   const id = nextId++
   const whole = new Promise<Buckets>((resolve, reject) => pending.set(id, { resolve, reject, onLeading }))
   // Handled where it is returned; a failure before then is the worker's, and returned all the same.

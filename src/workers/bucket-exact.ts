@@ -1,12 +1,12 @@
-// The exact path of bucketing (bucket-records.ts): a usage answer's JSON in any layout, parsed with
+// The exact path of bucketing (domain/bucketing.ts): a usage answer's JSON in any layout, parsed with
 // JSON.parse and every createdAt read exactly with date-fns. Our server's answers never need it (compact,
 // or JSON in the canonical layout the fast path reads), so the worker loads this module only for an
 // answer that does; `bucketUsage` here buckets any answer at once (tests, benches).
 import { isValid, parseISO } from 'date-fns'
 import { isCompactUsageType } from '../../contract/usage-compact.ts'
-import { type Buckets, emptyBuckets } from '../figures/buckets.ts'
-import { hourMs } from '../figures/calendar.ts'
-import { add, asBytes, bucketCompact, finish, scanCanonical } from './bucket-records.ts'
+import { add, asBytes, bucketCompact, finish, scanCanonical } from '../../domain/bucketing.ts'
+import { type Buckets, emptyBuckets } from '../../domain/buckets.ts'
+import { hourMs } from '../../domain/calendar.ts'
 
 /** Adds records to buckets of one year, reading every createdAt exactly. */
 function addRecords(buckets: Buckets, usages: readonly unknown[]): Buckets {

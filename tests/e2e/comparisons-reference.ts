@@ -1,6 +1,6 @@
 // A slow, obviously correct reference for the sales screen's comparisons, computed record by
 // record from the API's own answer, written from the definitions (docs/product.md §3, the comments of
-// src/figures/periods.ts, usual.ts, hour-grid.ts) without importing any of the app's code, so the e2e tests check the app
+// domain/periods.ts, usual.ts, hour-grid.ts) without importing any of the app's code, so the e2e tests check the app
 // against an independent computation.
 //
 // Days and hours are UTC. "Up to the same time" cuts the earlier period at the same elapsed time; a

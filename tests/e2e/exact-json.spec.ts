@@ -27,7 +27,7 @@ test('JSON in another layout is bucketed exactly in the worker, its exact path l
       body: JSON.stringify({ usages }, null, 2),
     }),
   )
-  // In the worker: the main thread never loads the bucketing itself (its fallback, bucket-records).
+  // In the worker: the main thread never loads the bucketing itself (its fallback, bucket-feed).
   const scripts: string[] = []
   page.on('response', (response) => scripts.push(new URL(response.url()).pathname))
   const exactPath = page.waitForResponse((response) => /\/bucket-exact-[\w-]+\.js$/.test(response.url()))
@@ -35,6 +35,6 @@ test('JSON in another layout is bucketed exactly in the worker, its exact path l
   await exactPath
   await expect(page.getByTestId('year-total')).toHaveText(won(7000))
   await expect(page.getByTestId('month-total')).toHaveText(won(4000))
-  expect(scripts.filter((script) => /bucket-records/.test(script))).toEqual([])
+  expect(scripts.filter((script) => /bucket-feed/.test(script))).toEqual([])
   expect(scripts.filter((script) => /bucket\.worker/.test(script))).toHaveLength(1)
 })

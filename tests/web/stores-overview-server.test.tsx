@@ -5,9 +5,12 @@
 import { cleanup, screen, within } from '@testing-library/react'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import type { StoresOverviewAnswer } from '../../contract/api.ts'
+import { storeFigures } from '../../domain/store-overview.ts'
 import { seededRandom } from '../../scripts/seeded-random.ts'
-import { storeFigures } from '../../src/figures/store-overview.ts'
 import { bucketUsage } from '../../src/workers/bucket-exact.ts'
+// Loaded ahead, as bucket-exact.ts loaded it when the two were one module: the screen's bucketing (no
+// worker in happy-dom) then starts at once, within the first wait below.
+import '../../src/workers/bucket-feed.ts'
 import { signedIn, startAt } from './app-at.tsx'
 import { type Call, fakeServer, json } from './fake-server.ts'
 

@@ -2,7 +2,7 @@
 // one store whose figures cannot be fetched shows its own error in its row; the others keep theirs.
 import { screen, within } from '@testing-library/react'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
-import { dayAndTime } from '../../src/lib/format.ts'
+import { dayAndTime } from '../../domain/format.ts'
 import { signedIn, startAt } from './app-at.tsx'
 import { fakeServer, json } from './fake-server.ts'
 

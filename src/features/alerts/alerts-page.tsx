@@ -15,9 +15,9 @@ import type {
   Store,
   StoreAlertSettings,
 } from '../../../contract/api.ts'
+import { dayAndTime } from '../../../domain/format.ts'
 import { requestJson } from '../../lib/api.ts'
 import { useDocumentTitle } from '../../lib/document-title.ts'
-import { dayAndTime } from '../../lib/format.ts'
 import { isSubscribed, pushSupport, sendTestAlert, turnOnAlerts } from './push-subscription.ts'
 import './alerts.css'
 

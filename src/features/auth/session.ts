@@ -6,6 +6,7 @@
 // sign-in's own two (sign-in.ts: a user with no stores, and tokens stored without a profile to show).
 // Each wipes the device the same way (wipeDevice, in lib/session-state.ts) and lands on the same page:
 // '/', which the guard turns into the login screen (or the page reloads, or the login form stays).
+import { dropUsageEarly } from '../../figures/year-request.ts'
 import { onSessionEnded, refreshTokenPath, request } from '../../lib/api.ts'
 import { page, reloadFor } from '../../lib/page.ts'
 import { isSignedIn, wipeDevice } from '../../lib/session-state.ts'
@@ -31,6 +32,9 @@ export interface Ending {
  * to '/', which shows the login screen, or the page reloads (`reload`), or nothing more (`stay`).
  */
 export async function endSession({ reload = false, stay = false }: Ending = {}): Promise<void> {
+  // The usage answer asked for early is the session's too (its request is aborted with the session's
+  // others): dropped here, since the wipe (lib/) never reaches into figures/.
+  dropUsageEarly()
   await wipeDevice()
   if (stay) return
   if (!reload || !reloadFor('signed-out')) landAfterEnd()

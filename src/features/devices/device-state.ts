@@ -1,9 +1,6 @@
 // What the devices screen says of a device, from the list's fields (docs/product.md, decision 73).
 import type { Device } from '../../../contract/api.ts'
-
-/** A device that has not been heard from in 3 heartbeats (60 s each) is disconnected. */
-export const HEARTBEAT_MS = 60_000
-export const MISSED_HEARTBEATS = 3
+import { isOffline } from '../../../domain/devices.ts'
 
 export type DeviceState = '연결됨' | '연결 끊김' | '해제됨' | '연결 대기'
 
@@ -11,7 +8,8 @@ export function deviceState(device: Device, now: number): DeviceState {
   if (device.revokedAt !== null) return '해제됨'
   if (device.pairedAt === null) return '연결 대기'
   if (device.lastSeenAt === null) return '연결 끊김'
-  return now - Date.parse(device.lastSeenAt) > MISSED_HEARTBEATS * HEARTBEAT_MS ? '연결 끊김' : '연결됨'
+  // Not heard from in 3 heartbeats (60 s each): disconnected (domain/devices.ts).
+  return isOffline(Date.parse(device.lastSeenAt), now) ? '연결 끊김' : '연결됨'
 }
 
 /** `+1.2초`, `-0.4초`, `0초`; `—` when unknown. */

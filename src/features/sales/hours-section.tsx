@@ -1,7 +1,7 @@
 // The selected month's sales by weekday and hour of the device's clock: a 7 × 24 grid shaded by amount,
 // the busiest hours named in words, and the same figures as a table for screen readers.
 import { useId } from 'react'
-import { type BusiestHours, weekdayLabels } from '../../figures/hour-grid.ts'
+import { type BusiestHours, weekdayLabels } from '../../../domain/hour-grid.ts'
 
 /** The hours of a day, 0 to 23. */
 const hours = Array.from({ length: 24 }, (_, hour) => hour)

@@ -1,20 +1,20 @@
 // The sales screen below the header: month navigator, the year and month totals with their
 // comparisons, the two charts, the hours of the month, and the export.
 import { useEffect, useMemo } from 'react'
+import type { Buckets } from '../../../domain/buckets.ts'
+import { daysInMonth } from '../../../domain/calendar.ts'
+import { compactNumber, dayAndTime, failedRefreshNote, won } from '../../../domain/format.ts'
+import { busiestHours, deviceOffsetMinutes, hourGrid } from '../../../domain/hour-grid.ts'
+import { monthBefore, monthComparison, yearComparison } from '../../../domain/periods.ts'
+import { quietStoreOf, quietStoreText } from '../../../domain/quiet.ts'
+import { monthProjection, todayComparison } from '../../../domain/usual.ts'
 import { LineChart } from '../../charts/line-chart.tsx'
-import type { Buckets } from '../../figures/buckets.ts'
-import { daysInMonth } from '../../figures/calendar.ts'
 import { now as clockNow, currentPeriod } from '../../figures/clock.ts'
-import { busiestHours, deviceOffsetMinutes, hourGrid } from '../../figures/hour-grid.ts'
-import { monthBefore, monthComparison, yearComparison } from '../../figures/periods.ts'
-import { quietStoreOf, quietStoreText } from '../../figures/quiet.ts'
 import { daySeries, monthSeries } from '../../figures/series.ts'
-import { monthProjection, todayComparison } from '../../figures/usual.ts'
 import { useYearFigures } from '../../figures/year-figures.ts'
-import { compactNumber, dayAndTime, failedRefreshNote, won } from '../../lib/format.ts'
+import { keepTotals } from '../../lib/kept-totals.ts'
 import { useStoreStore } from '../../lib/session-state.ts'
 import { useMinuteTick } from '../../lib/use-minute-tick.ts'
-import { keepTotals } from '../../shell/kept-totals.ts'
 import { dayStartNote } from './day-start.ts'
 import { HoursSection } from './hours-section.tsx'
 import { MonthNavigator } from './month-navigator.tsx'
@@ -61,7 +61,7 @@ export function SalesPage({
   const period = named ?? currentPeriod(now)
   const shown = useShownBuckets(storeId, period)
   const storeName = useStoreStore((state) => state.stores.find((store) => store.id === storeId)?.name)
-  // The totals shown, kept for the next visit to paint at once (shell/kept-totals.ts).
+  // The totals shown, kept for the next visit to paint at once (lib/kept-totals.ts).
   const { year, month } = period
   const yearTotal = shown.buckets?.total
   const monthTotal = shown.buckets?.months[month - 1]
@@ -135,7 +135,7 @@ export function SalesPage({
   )
 }
 
-/** The store has gone unusually quiet today (figures/quiet.ts): said above its figures, from current ones only. */
+/** The store has gone unusually quiet today (domain/quiet.ts): said above its figures, from current ones only. */
 function QuietNotice({
   buckets,
   previous,

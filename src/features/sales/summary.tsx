@@ -1,8 +1,9 @@
 // The two summary boxes: each keeps its total as the headline and adds a line of counts, average sale
 // and the change against the comparable earlier period; the month box of the current month adds the
 // month-end estimate and today's line.
+
+import { salesCount, timeOfDay, won } from '../../../domain/format.ts'
 import { Change } from '../../lib/change.tsx'
-import { salesCount, timeOfDay, won } from '../../lib/format.ts'
 
 export interface PeriodFigures {
   sum: number

@@ -1,5 +1,5 @@
 // The server's view (server/stores/view.ts) at the contract's limits: a sale is at most 10,000,000 won
-// either way (server/devices/sales.ts, the CSV import), and nothing bounds the sales of a store-hour
+// either way (domain/sales.ts, the CSV import), and nothing bounds the sales of a store-hour
 // (devices, batches of 500 and imports add up, and a device may send an old hour's sales later). Its
 // compact per-hour cells must give the same figures as adding the sales up plainly, beyond 2^31 won and
 // 2^16 sales an hour: a property test of the in-memory path (`apply`) against a slow reference, and the
@@ -7,9 +7,9 @@
 import { sql } from 'drizzle-orm'
 import fc from 'fast-check'
 import { expect, it } from 'vitest'
+import { hourMs, yearStart } from '../../../domain/calendar.ts'
 import { addStore } from '../../../server/db/accounts.ts'
 import { loadStoreView } from '../../../server/stores/view.ts'
-import { hourMs, yearStart } from '../../../src/figures/calendar.ts'
 import { sharedTestApp, testClock } from '../test-app.ts'
 
 const clock = testClock('2026-03-16T05:00:00.000Z')

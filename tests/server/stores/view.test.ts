@@ -5,14 +5,14 @@
 // the records does; one store's scratch buckets leave nothing behind for the next.
 import { sql } from 'drizzle-orm'
 import { expect, it } from 'vitest'
+import { yearOf } from '../../../domain/calendar.ts'
+import { storeFigures } from '../../../domain/store-overview.ts'
 import { seededRandom } from '../../../scripts/seeded-random.ts'
 import { summaryFigures } from '../../../server/alerts/morning-summary.ts'
 import { addStore } from '../../../server/db/accounts.ts'
 import { usages } from '../../../server/db/schema.ts'
 import { loadStoreView, windowOrigin } from '../../../server/stores/view.ts'
 import { storesOverview } from '../../../server/usage/overview.ts'
-import { yearOf } from '../../../src/figures/calendar.ts'
-import { storeFigures } from '../../../src/figures/store-overview.ts'
 import { sharedTestApp, testClock } from '../test-app.ts'
 
 const clock = testClock('2026-01-20T05:00:00.000Z')

@@ -8,10 +8,10 @@ import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
 import { decodeUsage } from '../../../contract/usage-compact.ts'
 import { compactUsageType } from '../../../contract/usage-compact-type.ts'
+import { bucketCompact, scanCanonical } from '../../../domain/bucketing.ts'
 import { addStore, addUser, grant } from '../../../server/db/accounts.ts'
 import { usages } from '../../../server/db/schema.ts'
 import { usageFormFor } from '../../../server/usage/negotiation.ts'
-import { bucketCompact, scanCanonical } from '../../../src/workers/bucket-records.ts'
 import { bearer, capturedSms, sharedTestApp, signIn, type TestApp } from '../test-app.ts'
 
 /** A client that knows version 1 only (the app before version 2): it keeps getting version 1. */

@@ -1,10 +1,10 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { type Buckets, emptyBuckets } from '../../../src/figures/buckets.ts'
-import { daysInMonth } from '../../../src/figures/calendar.ts'
-import { packBuckets, packSeries, unpackBuckets, unpackSeries } from '../../../src/figures/kept-buckets.ts'
+import { scanCanonical } from '../../../domain/bucketing.ts'
+import { type Buckets, emptyBuckets } from '../../../domain/buckets.ts'
+import { daysInMonth } from '../../../domain/calendar.ts'
+import { packBuckets, packSeries, unpackBuckets, unpackSeries } from '../../../domain/kept-buckets.ts'
 import { bucketExactly, bucketUsage } from '../../../src/workers/bucket-exact.ts'
-import { scanCanonical } from '../../../src/workers/bucket-records.ts'
 
 /** A deterministic generator, so a failure can be reproduced. */
 function random(seed: number) {

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { type Buckets, emptyBuckets } from '../../../src/figures/buckets.ts'
-import { type Change, type ChangesAnswer, mergeChanges } from '../../../src/figures/changes.ts'
+import { type Buckets, emptyBuckets } from '../../../domain/buckets.ts'
+import { type Change, type ChangesAnswer, mergeChanges } from '../../../domain/changes.ts'
 import { bucketExactly } from '../../../src/workers/bucket-exact.ts'
 
 const year = 2028 // a leap year

@@ -2,10 +2,10 @@
 // that works from the raw records: it filters them by instant ranges with Date arithmetic and sums.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { Buckets } from '../../../src/figures/buckets.ts'
-import { busiestHours, hourGrid, weekdayLabels } from '../../../src/figures/hour-grid.ts'
-import { change, monthComparison, periodTotals, yearComparison } from '../../../src/figures/periods.ts'
-import { monthProjection, todayComparison } from '../../../src/figures/usual.ts'
+import type { Buckets } from '../../../domain/buckets.ts'
+import { busiestHours, hourGrid, weekdayLabels } from '../../../domain/hour-grid.ts'
+import { change, monthComparison, periodTotals, yearComparison } from '../../../domain/periods.ts'
+import { monthProjection, todayComparison } from '../../../domain/usual.ts'
 import { bucketUsage } from '../../../src/workers/bucket-exact.ts'
 
 type Row = { at: number; amount: number }

@@ -2,7 +2,7 @@
 // back (on the next start) as the very buckets the screen had.
 import Cookies from 'js-cookie'
 import { beforeEach, expect, it, vi } from 'vitest'
-import type { Buckets } from '../../../src/figures/buckets.ts'
+import type { Buckets } from '../../../domain/buckets.ts'
 import { bucketUsage } from '../../../src/workers/bucket-exact.ts'
 
 const usages = Array.from({ length: 3000 }, (_, i) => ({

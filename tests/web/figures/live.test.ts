@@ -5,8 +5,8 @@
 import { onlineManager, QueryClient } from '@tanstack/react-query'
 import Cookies from 'js-cookie'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { emptyBuckets } from '../../../src/figures/buckets.ts'
-import type { ChangesAnswer } from '../../../src/figures/changes.ts'
+import { emptyBuckets } from '../../../domain/buckets.ts'
+import type { ChangesAnswer } from '../../../domain/changes.ts'
 import type { Usage } from '../../../src/figures/year-query.ts'
 import { type Call, fakeServer } from '../fake-server.ts'
 

@@ -12,7 +12,7 @@ import {
   seededRandom,
   withoutOutages,
 } from '../../../bench/calibration-model.ts'
-import { MIN_EXPECTED_SALES } from '../../../src/figures/quiet.ts'
+import { MIN_EXPECTED_SALES } from '../../../domain/quiet.ts'
 
 const minuteMs = 60_000
 const hourMs = 60 * minuteMs

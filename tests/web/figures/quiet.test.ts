@@ -6,7 +6,7 @@ import {
   MIN_HISTORY_WEEKS,
   quietStore,
   quietStoreText,
-} from '../../../src/figures/quiet.ts'
+} from '../../../domain/quiet.ts'
 
 const hourMs = 60 * 60 * 1000
 const dayMs = 24 * hourMs

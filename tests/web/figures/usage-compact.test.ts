@@ -10,9 +10,9 @@ import {
   isCompactUsageType,
 } from '../../../contract/usage-compact.ts'
 import { compactUsageType, usageAccept } from '../../../contract/usage-compact-type.ts'
-import type { Buckets } from '../../../src/figures/buckets.ts'
+import { bucketCompact } from '../../../domain/bucketing.ts'
+import type { Buckets } from '../../../domain/buckets.ts'
 import { bucketUsage } from '../../../src/workers/bucket-exact.ts'
-import { bucketCompact } from '../../../src/workers/bucket-records.ts'
 
 type Record = { at: number; amount: number }
 

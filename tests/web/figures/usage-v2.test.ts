@@ -8,16 +8,11 @@ import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { encodeUsage, encodeUsageV2, leadingSums, readLeadingSums } from '../../../contract/usage-compact.ts'
 import { compactUsageTypeV2, usageAccept } from '../../../contract/usage-compact-type.ts'
-import type { Buckets } from '../../../src/figures/buckets.ts'
+import { bucketCompact, leadingBuckets } from '../../../domain/bucketing.ts'
+import type { Buckets } from '../../../domain/buckets.ts'
 import { leadingKey, type Usage, usageKeys, usageQuery } from '../../../src/figures/year-query.ts'
 import { bucketExactly } from '../../../src/workers/bucket-exact.ts'
-import {
-  type BucketReply,
-  bucketCompact,
-  bucketing,
-  leadingBuckets,
-  usageFeed,
-} from '../../../src/workers/bucket-records.ts'
+import { type BucketReply, bucketing, usageFeed } from '../../../src/workers/bucket-feed.ts'
 import { fakeServer } from '../fake-server.ts'
 
 type Row = { at: number; amount: number }

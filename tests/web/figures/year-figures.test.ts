@@ -2,8 +2,8 @@
 // decision 51), which the sales screen and the stores overview both read: every status from what the
 // year query says, and what the chart and the CSV export agree on of days not yet come.
 import { describe, expect, it } from 'vitest'
+import { emptyBuckets } from '../../../domain/buckets.ts'
 import { periodCsv } from '../../../src/features/sales/export-csv.ts'
-import { emptyBuckets } from '../../../src/figures/buckets.ts'
 import { daySeries, hasCome, monthSeries } from '../../../src/figures/series.ts'
 import { yearFigures } from '../../../src/figures/year-figures.ts'
 import type { Usage } from '../../../src/figures/year-query.ts'

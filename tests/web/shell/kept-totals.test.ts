@@ -1,8 +1,9 @@
 import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { keepTotals } from '../../../src/lib/kept-totals.ts'
 import { wipeDevice } from '../../../src/lib/session-state.ts'
 import { adoptSignIn } from '../../../src/lib/tokens.ts'
-import { type KeptTotals, keepTotals } from '../../../src/shell/kept-totals.ts'
+import type { KeptTotals } from '../../../src/shell/kept-totals.ts'
 import { keptTotalsKey } from '../../../src/shell/names.ts'
 
 const today = new Date()

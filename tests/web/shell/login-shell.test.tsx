@@ -7,10 +7,11 @@ import Cookies from 'js-cookie'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { isPhoneComplete } from '../../../contract/phone.ts'
 import { LoginForm } from '../../../src/features/auth/login-form.tsx'
+import { keepTotals } from '../../../src/lib/kept-totals.ts'
 import { page } from '../../../src/lib/page.ts'
 import { useStoreStore, useUserStore } from '../../../src/lib/session-state.ts'
 import { adoptSignIn } from '../../../src/lib/tokens.ts'
-import { type KeptTotals, keepTotals } from '../../../src/shell/kept-totals.ts'
+import type { KeptTotals } from '../../../src/shell/kept-totals.ts'
 import { fakeServer, json } from '../fake-server.ts'
 
 const today = new Date()

@@ -2,7 +2,7 @@
 // places that compute it: the server's overview of every store (server/usage/overview.ts) computes it
 // from the store's buckets, and the app's overview shows it, from the server's answer or, from any
 // other provider, from the store's years it fetched, through the very same two functions.
-import type { StoreOverview } from '../../contract/api.ts'
+import type { StoreOverview } from '../contract/api.ts'
 import type { Buckets } from './buckets.ts'
 import { change, monthBefore, monthComparison } from './periods.ts'
 import { type QuietStore, quietHoursSince, quietStoreOf } from './quiet.ts'

@@ -1,9 +1,7 @@
 // A batch's sales checked one by one (docs/product.md §11): each bad sale is rejected by itself with a
-// Korean message, and the good ones go on to be stored. Pure: no database, the clock handed in.
-import { isValid, parseISO } from 'date-fns'
+// Korean message, and the good ones go on to be stored. Pure: no database, no library, the clock handed
+// in. The batch's own limits are devices.ts's.
 
-export const maxSalesPerBatch = 500
-export const maxSalesBytes = 64 * 1024
 export const maxAmount = 10_000_000
 /** How far ahead of the server's clock a sale may be dated (a device's clock runs a little fast). */
 export const futureToleranceMs = 5 * 60 * 1000
@@ -46,12 +44,46 @@ export interface CheckedSales {
 const isoInstant = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})?$/
 const offset = /([Zz]|[+-]\d{2}:?\d{2})$/
 
+/** The parts of an instant as `instantAt` reads it: a capital T, then a capital Z or a numeric offset. */
+const instantParts =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}(?:\.\d*)?))?(?:Z|([+-])(\d{2})(?::?(\d{2}))?)$/
+const daysInMonths = [31, 0, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+const isLeapYear = (year: number) => year % 400 === 0 || (year % 4 === 0 && year % 100 !== 0)
+
+/**
+ * The instant (epoch ms) an ISO 8601 date and time with an offset names, NaN when it names none: read
+ * as date-fns' parseISO reads it (tests/server/devices/sale-instant.test.ts compares the two on any
+ * text), so that a lower-case `t` or `z` is not read, a month's day must exist, 24:00 is the next
+ * day's start, and a fraction of a millisecond is cut off.
+ */
+function instantAt(text: string): number {
+  const parts = instantParts.exec(text)
+  if (!parts) return Number.NaN
+  const [, year, month, day, hour, minute, second, sign, offsetHours, offsetMinutes] = parts
+  const y = Number(year)
+  const m = Number(month) - 1
+  const d = Number(day)
+  if (!(m >= 0 && m <= 11 && d >= 1 && d <= (daysInMonths[m] || (isLeapYear(y) ? 29 : 28)))) return Number.NaN
+  const h = Number(hour)
+  const min = Number(minute)
+  const s = second === undefined ? 0 : Number.parseFloat(second) || 0
+  if (h === 24 ? min !== 0 || s !== 0 : !(s >= 0 && s < 60 && min >= 0 && min < 60 && h >= 0 && h < 25))
+    return Number.NaN
+  const offsetMin = offsetMinutes === undefined ? 0 : Number(offsetMinutes)
+  if (!(offsetMin >= 0 && offsetMin <= 59)) return Number.NaN
+  const offset =
+    sign === undefined ? 0 : (sign === '+' ? -1 : 1) * (Number(offsetHours) * 3_600_000 + offsetMin * 60_000)
+  const date = new Date(0)
+  date.setUTCFullYear(y, m, d)
+  return new Date(date.getTime() + (h * 3_600_000 + min * 60_000 + s * 1000) + offset).getTime()
+}
+
 /** An instant with an offset, or the message saying why not. */
 export function parseInstant(text: unknown, now: Date): Date | string {
   if (typeof text !== 'string' || !isoInstant.test(text)) return saleMessages.createdAtUnparseable
   if (!offset.test(text)) return saleMessages.createdAtNoOffset
-  const date = parseISO(text.replace(' ', 'T'))
-  if (!isValid(date)) return saleMessages.createdAtUnparseable
+  const date = new Date(instantAt(text.replace(' ', 'T')))
+  if (Number.isNaN(date.getTime())) return saleMessages.createdAtUnparseable
   const year = date.getUTCFullYear()
   if (year < 2000 || year > 2100) return saleMessages.createdAtRange
   if (date.getTime() > now.getTime() + futureToleranceMs) return saleMessages.createdAtFuture

@@ -3,7 +3,7 @@
 // in. Each answer says the revision it brings the year to, and the whole year's record count and sum
 // after it (a checksum); an answer is merged only onto the revision it was asked after, so a duplicate
 // or late delivery changes nothing. Pure: the server can run it too.
-import type { UsageChange } from '../../contract/api.ts'
+import type { UsageChange } from '../contract/api.ts'
 import type { Buckets } from './buckets.ts'
 import { hourMs, yearStart } from './calendar.ts'
 
