@@ -50,7 +50,7 @@ export function deviceAlerts(storeId: number, devices: DeviceState[], now: numbe
     ]
   }
   return offline
-    .filter((device) => isOffline(device.seenAt, now) - singleDeviceGraceMs)
+    .filter((device) => isOffline(device.seenAt, now - singleDeviceGraceMs))
     .map((device) => ({
       storeId,
       episode: `device:${device.id}:${new Date(device.seenAt).toISOString()}`,
