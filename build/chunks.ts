@@ -66,6 +66,7 @@ const startSourceNames = [
   // What runs before the app: the names it shares with the first painter, the kept totals, index.html's
   // login form (taken over by the login screen), the shell's removal.
   'src/shell/names.ts',
+  'src/shell/cookies.ts',
   'src/shell/kept-totals.ts',
   'src/shell/login-shell.ts',
   'src/shell/remove-shell.ts',
