@@ -25,7 +25,6 @@ interface UserState {
   isLoggedIn: boolean
   setUser(user: User): void
   setLoggedIn(isLoggedIn: boolean): void
-  deleteValue(): void
 }
 
 export const useUserStore = create<UserState>()(
@@ -35,7 +34,6 @@ export const useUserStore = create<UserState>()(
       isLoggedIn: false,
       setUser: (user) => set({ user }),
       setLoggedIn: (isLoggedIn) => set({ isLoggedIn }),
-      deleteValue: () => set({ user: null }),
     }),
     { name: userStorageKey, version: 0, storage },
   ),
@@ -44,7 +42,6 @@ export const useUserStore = create<UserState>()(
 interface StoreState {
   store: Store | null
   stores: Store[]
-  setStores(stores: Store[]): void
   setStore(store: Store): void
 }
 
@@ -53,7 +50,6 @@ export const useStoreStore = create<StoreState>()(
     (set) => ({
       store: null,
       stores: [],
-      setStores: (stores) => set({ stores }),
       setStore: (store) => set({ store }),
     }),
     { name: storesStorageKey, version: 1, storage },

@@ -19,5 +19,6 @@ export function readCookie(name: string): string | undefined {
 export function writeCookie(name: string, value: string, days: number) {
   const expires = new Date(Date.now() + days * 864e5).toUTCString()
   const secure = window.location.protocol === 'https:' ? '; secure' : ''
+  // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is missing from Firefox before 140 and Safari before 18.4.
   document.cookie = `${name}=${encodeURIComponent(value)}; path=/; expires=${expires}; sameSite=strict${secure}`
 }
