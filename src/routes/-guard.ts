@@ -26,13 +26,7 @@ export function requireSignedIn({
     })
 }
 
-/** The login screen's guard: a signed-in device is sent to the page it was to return to, else the sales screen. */
-export function requireSignedOut({
-  context,
-  search,
-}: {
-  context: RouterContext
-  search: { redirect?: string }
-}) {
-  if (context.session.isSignedIn()) throw redirect({ href: search.redirect ?? '/', replace: true })
+/** The login screen's guard: a signed-in device is sent to the sales screen. */
+export function requireSignedOut({ context }: { context: RouterContext }) {
+  if (context.session.isSignedIn()) throw redirect({ to: '/', replace: true })
 }

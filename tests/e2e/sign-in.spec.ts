@@ -126,6 +126,9 @@ test('a signed-out visit to a page signs in and returns to it; a target off the 
   await signInHere(page)
   await expect(page).toHaveURL(/\/alerts\?store=2$/)
   await expect(page.getByRole('heading', { name: '알림', level: 1 })).toBeVisible()
+  // Signed in, the login screen sends to the sales screen, whatever its address names.
+  await page.goto(`/login?redirect=${encodeURIComponent('https://evil.example/')}`)
+  await expect(page).toHaveURL(`${baseURL}/`)
 
   await page.getByRole('button', { name: 'Logout' }).click()
   await expect(page).toHaveURL(/\/login$/)
