@@ -67,9 +67,6 @@ export default defineConfig({
           environment: 'happy-dom',
           environmentOptions: { happyDOM: { url: 'http://localhost:3000/' } },
           setupFiles: ['tests/web/setup.ts'],
-          alias: {
-            'virtual:pwa-register/react': new URL('tests/web/pwa-register.ts', import.meta.url).pathname,
-          },
         },
       },
     ],

@@ -67,6 +67,7 @@ const startSourceNames = [
   // login form (taken over by the login screen), the shell's removal.
   'src/shell/names.ts',
   'src/lib/kept-totals.ts',
+  'src/shell/cookies.ts',
   'src/shell/login-shell.ts',
   'src/shell/remove-shell.ts',
   'src/lib/sign-in-storage.ts',
@@ -155,6 +156,10 @@ export const codeSplitting: Rolldown.OutputOptions['codeSplitting'] = {
           onDemandBySignedIn.includes(id),
       ),
     },
+    // The devices and the alerts screens: each route's loader, its screen and what only they load, in
+    // one file (the loader asks for the screen's query, which the screen reads next).
+    { name: onlyLoadedBy(isDevicesSplit, 'devices') },
+    { name: onlyLoadedBy(isAlertsSplit, 'alerts') },
     {
       // What every page needs at start, in one file rather than many small ones.
       name: 'app',

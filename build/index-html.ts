@@ -56,6 +56,7 @@ const painterCopy = '?painter'
  */
 const builtIntoPainterNames = [
   'src/shell/names.ts',
+  'src/shell/cookies.ts',
   'contract/phone.ts',
   'src/figures/clock.ts',
   'src/figures/sales-search.ts',

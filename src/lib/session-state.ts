@@ -41,7 +41,6 @@ export const useUserStore = create<UserState>()(
 interface StoreState {
   store: Store | null
   stores: Store[]
-  setStores(stores: Store[]): void
   setStore(store: Store): void
 }
 
@@ -50,7 +49,6 @@ export const useStoreStore = create<StoreState>()(
     (set) => ({
       store: null,
       stores: [],
-      setStores: (stores) => set({ stores }),
       setStore: (store) => set({ store }),
     }),
     { name: storesStorageKey, version: 1, storage },

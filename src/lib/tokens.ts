@@ -18,9 +18,9 @@
 // (a token exchange keeps it). Tokens rotate under any tab, so only the id tells whether the cookies
 // are still the sign-in this tab started with or signed in with: a tab whose id differs from the
 // cookie's (another user signed in while it was not looking) has been signed out elsewhere.
-import Cookies from 'js-cookie'
 import type { SignAnswer } from '../../contract/api.ts'
 // The two cookies the first painter reads too have their names in shell/names.ts.
+import { readCookie, writeCookie } from '../shell/cookies.ts'
 import { refreshTokenCookie, signInIdCookie } from '../shell/names.ts'
 
 const accessTokenCookie = 'accessToken'
@@ -29,18 +29,11 @@ const refreshRetryKeyCookie = 'refreshRetryKey'
 /** The cookies expire with the sign-in, whose absolute lifetime is 14 days on our server. */
 const lifetimeDays = 14
 
-const attributes = () => ({
-  path: '/',
-  sameSite: 'strict' as const,
-  secure: window.location.protocol === 'https:',
-})
+export const getAccessToken = () => readCookie(accessTokenCookie)
+export const getRefreshToken = () => readCookie(refreshTokenCookie)
+export const getSignInId = () => readCookie(signInIdCookie)
 
-export const getAccessToken = () => Cookies.get(accessTokenCookie)
-export const getRefreshToken = () => Cookies.get(refreshTokenCookie)
-export const getSignInId = () => Cookies.get(signInIdCookie)
-
-const write = (name: string, value: string) =>
-  Cookies.set(name, value, { ...attributes(), expires: lifetimeDays })
+const write = (name: string, value: string) => writeCookie(name, value, lifetimeDays)
 /** 128 random bits as hex (crypto.randomUUID exists only in secure contexts; this works over plain http too). */
 const randomId = () =>
   Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join(
@@ -52,7 +45,7 @@ const randomId = () =>
  * keys) gets one now, written before it is first sent, so that a retry of that exchange sends it too.
  */
 export function getRefreshRetryKey(): string {
-  const stored = Cookies.get(refreshRetryKeyCookie)
+  const stored = readCookie(refreshRetryKeyCookie)
   if (stored) return stored
   const key = randomId()
   write(refreshRetryKeyCookie, key)
@@ -131,10 +124,10 @@ export function removeTokens(): boolean {
   const id = getSignInId()
   const ours = id === undefined || id === signInId
   if (ours) {
-    Cookies.remove(accessTokenCookie, attributes())
-    Cookies.remove(refreshTokenCookie, attributes())
-    Cookies.remove(refreshRetryKeyCookie, attributes())
-    Cookies.remove(signInIdCookie, attributes())
+    writeCookie(accessTokenCookie, '', -1)
+    writeCookie(refreshTokenCookie, '', -1)
+    writeCookie(refreshRetryKeyCookie, '', -1)
+    writeCookie(signInIdCookie, '', -1)
   }
   signInId = undefined
   return ours

@@ -2,38 +2,40 @@
 // silent swap could lose what the user was looking at. The selected store and period survive the
 // reload (local storage and the address).
 
-import { useRegisterSW } from 'virtual:pwa-register/react'
-import { useEffect } from 'react'
+import { useEffect, useState } from 'react'
+import { registerServiceWorker } from './register-sw.ts'
 
 const hourly = 60 * 60 * 1000
 
 export function UpdatePrompt() {
-  const {
-    needRefresh: [needRefresh, setNeedRefresh],
-    updateServiceWorker,
-  } = useRegisterSW({
-    onRegisteredSW(_url, registration) {
-      if (!registration) return
-      // A store-front device may stay open for days: look for a new version now and then, and
-      // whenever the app comes back to the foreground.
-      window.setInterval(() => void registration.update(), hourly)
-      document.addEventListener('visibilitychange', () => {
-        if (document.visibilityState === 'visible') void registration.update()
-      })
-    },
-  })
+  /** Switches to the waiting version; null while none waits, or once the user chose later. */
+  const [accept, setAccept] = useState<(() => void) | null>(null)
   useEffect(() => {
-    if (needRefresh) document.querySelector<HTMLButtonElement>('.update-prompt button')?.focus()
-  }, [needRefresh])
+    registerServiceWorker((next) => setAccept(() => next)).then(
+      (registration) => {
+        if (!registration) return
+        // A store-front device may stay open for days: look for a new version now and then, and
+        // whenever the app comes back to the foreground.
+        window.setInterval(() => void registration.update(), hourly)
+        document.addEventListener('visibilitychange', () => {
+          if (document.visibilityState === 'visible') void registration.update()
+        })
+      },
+      () => undefined,
+    )
+  }, [])
+  useEffect(() => {
+    if (accept) document.querySelector<HTMLButtonElement>('.update-prompt button')?.focus()
+  }, [accept])
 
-  if (!needRefresh) return null
+  if (!accept) return null
   return (
     <div className="update-prompt" role="alertdialog" aria-labelledby="update-title">
       <p id="update-title">새 버전이 있습니다.</p>
-      <button type="button" className="update-accept" onClick={() => void updateServiceWorker(true)}>
+      <button type="button" className="update-accept" onClick={accept}>
         새로고침
       </button>
-      <button type="button" className="update-later" onClick={() => setNeedRefresh(false)}>
+      <button type="button" className="update-later" onClick={() => setAccept(null)}>
         나중에
       </button>
     </div>

@@ -6,9 +6,24 @@ import type { RouterContext } from './-context.ts'
 // lib/sign-in-storage.ts); a remembered session whose cookies are gone is ended before the first guard
 // runs (startSessionLife in main.tsx), so a guard never lets in a session the device knows has ended.
 
-/** The signed-in screens' guard: a device that is not signed in is sent to the login screen. */
-export function requireSignedIn({ context }: { context: RouterContext }) {
-  if (!context.session.isSignedIn()) throw redirect({ to: '/login', replace: true })
+/**
+ * The signed-in screens' guard: a device that is not signed in is sent to the login screen, with the
+ * page it asked for (but the sales screen, where a sign-in lands anyway) to return to once signed in
+ * (features/auth/return-target.ts).
+ */
+export function requireSignedIn({
+  context,
+  location,
+}: {
+  context: RouterContext
+  location: { href: string }
+}) {
+  if (!context.session.isSignedIn())
+    throw redirect({
+      to: '/login',
+      search: location.href === '/' ? {} : { redirect: location.href },
+      replace: true,
+    })
 }
 
 /** The login screen's guard: a signed-in device is sent to the sales screen. */

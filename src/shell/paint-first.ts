@@ -19,6 +19,7 @@
 // (build/index-html.ts), so it is one small file.
 import { isPhoneComplete } from '../../contract/phone.ts'
 import { salesSearchOf } from '../figures/sales-search.ts'
+import { readCookie } from './cookies.ts'
 import type { KeptTotalsOfSignIn } from './kept-totals.ts'
 import {
   keptTotalsClass,
@@ -40,14 +41,6 @@ function read<T>(key: string): T | null {
   } catch {
     return null
   }
-}
-
-/** A cookie's value (ours are written unencoded: tokens and hex ids). */
-function cookie(name: string) {
-  return document.cookie
-    .split('; ')
-    .find((pair) => pair.startsWith(`${name}=`))
-    ?.slice(name.length + 1)
 }
 
 /** The stores the device remembers (lib/session-state.ts): the user's, and the selected one. */
@@ -81,7 +74,7 @@ function paintKeptTotals(signedIn: boolean) {
   const kept = read<KeptTotalsOfSignIn>(keptTotalsKey)
   if (!kept || !signedIn || location.pathname !== salesPath || document.querySelector(`.${keptTotalsClass}`))
     return
-  if (!kept.signInId || cookie(signInIdCookie) !== kept.signInId) return
+  if (!kept.signInId || readCookie(signInIdCookie) !== kept.signInId) return
   if (!stores?.stores?.some((store) => store.id === kept.storeId)) return
   const { storeId, year, month } = selection()
   if (storeId !== kept.storeId || year !== kept.year || month !== kept.month) return
@@ -168,7 +161,7 @@ function paint() {
   if (document.getElementById('root')?.hasChildNodes()) return false
   const loggedIn = read<{ state?: { isLoggedIn?: unknown } }>(userStorageKey)?.state?.isLoggedIn === true
   showLoginForm(loggedIn)
-  paintKeptTotals(loggedIn && cookie(refreshTokenCookie) !== undefined)
+  paintKeptTotals(loggedIn && readCookie(refreshTokenCookie) !== undefined)
   return document.querySelector(`.${keptTotalsClass}`) !== null
 }
 

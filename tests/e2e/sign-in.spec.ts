@@ -1,3 +1,4 @@
+import type { Page } from '@playwright/test'
 import { expect, test } from './fixtures.ts'
 import {
   cookiesBesideKnownDevice,
@@ -103,6 +104,53 @@ test('guards both ways: / needs a sign-in, /login is for signed-out users only',
   await page.goto('/login')
   await expect(page).toHaveURL(/\/$/)
   await expect(page.getByTestId('year-total')).toBeVisible()
+})
+
+/** Signs in on the login screen already shown (signIn in helpers.ts opens a bare /login first). */
+async function signInHere(page: Page, phone = owner) {
+  await page.getByLabel('휴대폰 번호').fill(phone)
+  const mark = logMark()
+  await page.getByRole('button', { name: 'get verification code' }).click()
+  await page.getByLabel('인증번호').fill(await readCode(phone, mark))
+  await page.getByRole('button', { name: 'Login' }).click()
+}
+
+test('a signed-out visit to a page signs in and returns to it; a target off the app lands on the sales screen', async ({
+  page,
+  baseURL,
+}) => {
+  const dialogs = recordDialogs(page)
+  await page.goto('/alerts?store=2')
+  await expect(page).toHaveURL(/\/login\?redirect=/)
+  expect(new URL(page.url()).searchParams.get('redirect')).toBe('/alerts?store=2')
+  await signInHere(page)
+  await expect(page).toHaveURL(/\/alerts\?store=2$/)
+  await expect(page.getByRole('heading', { name: '알림', level: 1 })).toBeVisible()
+  // Signed in, the login screen sends to the sales screen, whatever its address names.
+  await page.goto(`/login?redirect=${encodeURIComponent('https://evil.example/')}`)
+  await expect(page).toHaveURL(`${baseURL}/`)
+
+  await page.getByRole('button', { name: 'Logout' }).click()
+  await expect(page).toHaveURL(/\/login$/)
+  // Never to another origin, however the address is made to look like a path.
+  for (const target of [
+    '//evil.example/alerts',
+    'https://evil.example/',
+    '/\\evil.example',
+    '/..//evil.example',
+  ]) {
+    await page.goto(`/login?redirect=${encodeURIComponent(target)}`)
+    await signInHere(page)
+    await expect(page).toHaveURL(`${baseURL}/`)
+    await expect(page.getByTestId('year-total')).toBeVisible()
+    await page.getByRole('button', { name: 'Logout' }).click()
+    await expect(page).toHaveURL(/\/login$/)
+  }
+  expect(
+    dialogs.filter(
+      (message) => message !== 'Do you want to log out?' && message !== 'You have been logged out.',
+    ),
+  ).toEqual([])
 })
 
 test('an unknown path shows a not-found view with a way home', async ({ page }) => {

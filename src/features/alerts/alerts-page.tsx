@@ -11,18 +11,15 @@ import type {
   AlertKind,
   AlertSettingsAnswer,
   AlertSettingsRequest,
-  AlertsAnswer,
   Store,
   StoreAlertSettings,
 } from '../../../contract/api.ts'
 import { dayAndTime } from '../../../domain/format.ts'
 import { requestJson } from '../../lib/api.ts'
 import { useDocumentTitle } from '../../lib/document-title.ts'
+import { alertSettingsPath, alertSettingsQuery, alertsKeys, alertsListQuery } from './alerts-queries.ts'
 import { isSubscribed, pushSupport, sendTestAlert, turnOnAlerts } from './push-subscription.ts'
 import './alerts.css'
-
-const settingsKey = ['alerts', 'settings'] as const
-const listKey = ['alerts', 'list'] as const
 
 /** Each kind: its name, what it means, and an example as the phone shows it (worded at build time). */
 export const alertKinds: { kind: AlertKind; name: string; meaning: string; example: [string, string] }[] = [
@@ -160,11 +157,11 @@ function StoreSettings({ settings, store }: { settings: StoreAlertSettings; stor
   const change = (body: Omit<AlertSettingsRequest, 'storeId'>) => {
     setBusy(true)
     setError(null)
-    requestJson<AlertSettingsAnswer>('/api/v0/alerts/settings', {
+    requestJson<AlertSettingsAnswer>(alertSettingsPath, {
       method: 'PUT',
       body: { storeId: settings.storeId, ...body },
     })
-      .then((answer) => queryClient.setQueryData(settingsKey, answer))
+      .then((answer) => queryClient.setQueryData(alertsKeys.settings(), answer))
       .catch((failure: unknown) => setError(failure instanceof Error ? failure.message : String(failure)))
       .finally(() => setBusy(false))
   }
@@ -272,15 +269,8 @@ function AlertItem({ alert, stores }: { alert: Alert; stores: Store[] }) {
 
 export function AlertsPage({ stores }: { stores: Store[] }) {
   useDocumentTitle('알림')
-  const settings = useQuery({
-    queryKey: settingsKey,
-    queryFn: ({ signal }) => requestJson<AlertSettingsAnswer>('/api/v0/alerts/settings', { signal }),
-  })
-  const list = useQuery({
-    queryKey: listKey,
-    queryFn: ({ signal }) => requestJson<AlertsAnswer>('/api/v0/alerts', { signal }),
-    refetchInterval: 60_000,
-  })
+  const settings = useQuery(alertSettingsQuery)
+  const list = useQuery(alertsListQuery)
   return (
     <main className="alerts">
       <h1 className="alerts-title">알림</h1>

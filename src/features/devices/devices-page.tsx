@@ -4,17 +4,15 @@
 // anyone else.
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react'
-import type { Device, DevicesAnswer, NewDeviceAnswer, Store } from '../../../contract/api.ts'
+import type { Device, NewDeviceAnswer, Store } from '../../../contract/api.ts'
 import { dayAndTime, timeOfDay } from '../../../domain/format.ts'
 import { now as clockNow } from '../../figures/clock.ts'
 import { request, requestJson } from '../../lib/api.ts'
 import { useDocumentTitle } from '../../lib/document-title.ts'
 import { useMinuteTick } from '../../lib/use-minute-tick.ts'
 import { deviceState, skewText } from './device-state.ts'
+import { devicesKeys, devicesPath, devicesQuery } from './devices-query.ts'
 import './devices.css'
-
-const devicesKey = (storeId: number) => ['devices', storeId] as const
-const devicesPath = (storeId: number) => `/api/v0/store/${storeId}/devices`
 
 /**
  * One call the owner starts (add, rename, revoke): whether it runs, its error, its answer. (Not
@@ -75,7 +73,7 @@ function DeviceItem({ device, storeId, now }: { device: Device; storeId: number;
   const renameButton = useRef<HTMLButtonElement>(null)
   const heading = useRef<HTMLHeadingElement>(null)
   const fieldId = useId()
-  const refresh = () => queryClient.invalidateQueries({ queryKey: devicesKey(storeId) })
+  const refresh = () => queryClient.invalidateQueries({ queryKey: devicesKeys.store(storeId) })
   const rename = useAction(
     (next: string) =>
       request(`${devicesPath(storeId)}/${device.id}`, { method: 'PATCH', body: { name: next } }),
@@ -210,7 +208,7 @@ function AddDevice({ storeId }: { storeId: number }) {
       requestJson<NewDeviceAnswer>(devicesPath(storeId), { method: 'POST', body: { name: deviceName } }),
     () => {
       setName('')
-      void queryClient.invalidateQueries({ queryKey: devicesKey(storeId) })
+      void queryClient.invalidateQueries({ queryKey: devicesKeys.store(storeId) })
     },
   )
   const submit = (event: FormEvent) => {
@@ -257,13 +255,7 @@ export function DevicesPage({
   useMinuteTick()
   const storeFieldId = useId()
   const storeId = store?.id ?? 0
-  const list = useQuery({
-    queryKey: devicesKey(storeId),
-    queryFn: ({ signal }) => requestJson<DevicesAnswer>(devicesPath(storeId), { signal }),
-    enabled: store !== undefined,
-    // What the devices last said (heartbeats come every minute).
-    refetchInterval: 30_000,
-  })
+  const list = useQuery({ ...devicesQuery(storeId), enabled: store !== undefined })
   const now = clockNow().getTime()
 
   return (

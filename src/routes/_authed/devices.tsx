@@ -1,10 +1,12 @@
 import { createFileRoute, type SearchSchemaInput } from '@tanstack/react-router'
 import { DevicesPage } from '../../features/devices/devices-page.tsx'
+import { devicesQuery, devicesStoreOf } from '../../features/devices/devices-query.ts'
 import { useStoreStore } from '../../lib/session-state.ts'
 
-// The owner's devices screen: `/devices?store=2`. Its own route chunk (vite.config.ts), reached from the
+// The owner's devices screen: `/devices?store=2`. Its own route chunk (build/chunks.ts), reached from the
 // header's menu. The store is the address's when the user owns it, else the remembered one when owned,
-// else the first they own; a user who owns none (staff) is told so, and the server refuses its calls.
+// else the first they own (devicesStoreOf); a user who owns none (staff) is told so, and the server
+// refuses its calls.
 
 type DevicesSearch = { store?: number }
 
@@ -15,6 +17,12 @@ const validateSearch = (search: DevicesSearch & SearchSchemaInput): DevicesSearc
 
 export const Route = createFileRoute('/_authed/devices')({
   validateSearch,
+  loaderDeps: ({ search }) => ({ store: search.store }),
+  // The store's devices, asked while the screen's code loads; the screen reads the same query.
+  loader: async ({ context, deps }) => {
+    const store = devicesStoreOf(deps.store, useStoreStore.getState())
+    if (store) void (await context.queryClient()).prefetchQuery(devicesQuery(store.id))
+  },
   component: DevicesRoute,
 })
 
@@ -22,16 +30,11 @@ function DevicesRoute() {
   const { store: named } = Route.useSearch()
   const navigate = Route.useNavigate()
   const stores = useStoreStore((state) => state.stores)
-  const remembered = useStoreStore((state) => state.store)
-  const owned = stores.filter((store) => store.role === 'owner')
-  const store =
-    owned.find((option) => option.id === named) ??
-    owned.find((option) => option.id === remembered?.id) ??
-    owned[0]
+  const store = useStoreStore((state) => devicesStoreOf(named, state))
   return (
     <DevicesPage
       store={store}
-      ownedStores={owned}
+      ownedStores={stores.filter((option) => option.role === 'owner')}
       onStoreChange={(storeId) => void navigate({ search: { store: storeId } })}
     />
   )
