@@ -19,7 +19,8 @@ import { addStore, addUser, grant } from '../../server/db/accounts.ts'
 import { openDatabase, queryRows } from '../../server/db/client.ts'
 import { embeddedFolderName } from '../../server/db/data-names.ts'
 import { inUseMarker } from '../../server/db/generation.ts'
-import { listSnapshots, restoreSnapshot } from '../../server/db/snapshots.ts'
+import { restoreSnapshot } from '../../server/db/snapshot-restore.ts'
+import { listSnapshots } from '../../server/db/snapshots.ts'
 
 const root = mkdtempSync(path.join(tmpdir(), 'device-restore-'))
 const dataDir = path.join(root, 'data')
