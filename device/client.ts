@@ -8,6 +8,8 @@
 // nothing twice under another key; resending the same batch is safe (the server answers it again).
 // Acknowledged sales are kept 7 days (1 MiB at most): when an answer tells a new generation of the
 // server's database (it may have lost some: a restore, a power cut), they are sent again (queue.ts).
+
+import { batchBody, MAX_BATCH_BYTES, MAX_BATCH_SALES, type Sale } from './batch.ts'
 import {
   accountsFor,
   backoffMs,
@@ -17,7 +19,7 @@ import {
   plainHttpWarning,
 } from './http.ts'
 import { type Identity, readIdentity, writeIdentity } from './identity.ts'
-import { batchBody, DurableQueue, MAX_BATCH_BYTES, MAX_BATCH_SALES, type Sale } from './queue.ts'
+import { DurableQueue } from './queue.ts'
 
 export interface DeviceOptions {
   /** Overrides the server address kept at pairing. */

@@ -2,7 +2,7 @@
 // try again later (network errors, timeouts, 409, 429 and 5xx, and a 2xx that is not the call's answer),
 // or stop and tell someone (any other 4xx). The sales and heartbeat answers tell the server database's
 // generation (queue.ts, observeGeneration).
-import type { Rejected } from './queue.ts'
+import type { Rejected } from './batch.ts'
 
 export interface SalesAnswer {
   accepted: number

@@ -11,11 +11,11 @@
 // does on standard error. It exits 2 when the server refuses the device (a revoked key, say).
 import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
+import type { Sale } from './batch.ts'
 import { Device, PairingError, pair } from './client.ts'
 import { isPlainHttpElsewhere, plainHttpWarning } from './http.ts'
 import { readIdentity } from './identity.ts'
 import { parseSaleLine } from './input.ts'
-import type { Sale } from './queue.ts'
 import { simulate } from './simulate.ts'
 
 const usage = `usage:
