@@ -16,7 +16,8 @@ import { sql } from 'drizzle-orm'
 import { addStore } from '../server/db/accounts.ts'
 import { type Db, openDatabase, openForCommand, queryRows } from '../server/db/client.ts'
 import { importUsageCsv } from '../server/db/import.ts'
-import { restoreSnapshot, writeSnapshot } from '../server/db/snapshots.ts'
+import { restoreSnapshot } from '../server/db/snapshot-restore.ts'
+import { writeSnapshot } from '../server/db/snapshots.ts'
 
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024)
 const peakRssMb = () =>

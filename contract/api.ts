@@ -1,3 +1,4 @@
+// Long by nature: the types of every call of the API, in one file the server and the app both read.
 // The wire contract of docs/product.md §5. The server validates with these schemas; the web app
 // imports their types only (`import type`), so none of this reaches the browser bundle.
 import { type Static, Type } from 'typebox'

@@ -1,3 +1,5 @@
+// Long by nature: one codec, its encoder and decoder side by side so that each format change is made
+// to both at once.
 // The compact usage encoding (media type `application/vnd.laundry.usage; v=1`): the records of a
 // usage answer as bytes near their information content, for the slow lines the owners are on. Our
 // server writes it to a client whose Accept prefers it (server/usage.ts, server/routes/store.ts); the

@@ -10,6 +10,7 @@
 // server's database (it may have lost some: a restore, a power cut), they are sent again (queue.ts).
 
 import { heartbeatMs, maxSalesBytes, maxSalesPerBatch } from '../domain/devices.ts'
+import { batchBody, type Sale } from './batch.ts'
 import {
   accountsFor,
   backoffMs,
@@ -19,7 +20,7 @@ import {
   plainHttpWarning,
 } from './http.ts'
 import { type Identity, readIdentity, writeIdentity } from './identity.ts'
-import { batchBody, DurableQueue, type Sale } from './queue.ts'
+import { DurableQueue } from './queue.ts'
 
 export interface DeviceOptions {
   /** Overrides the server address kept at pairing. */

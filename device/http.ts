@@ -3,7 +3,7 @@
 // or stop and tell someone (any other 4xx). The sales and heartbeat answers tell the server database's
 // generation (queue.ts, observeGeneration).
 import { backoff, retryAfterMs } from '../domain/backoff.ts'
-import type { Rejected } from './queue.ts'
+import type { Rejected } from './batch.ts'
 
 export interface SalesAnswer {
   accepted: number

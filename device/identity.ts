@@ -11,7 +11,7 @@ import {
   writeSync,
 } from 'node:fs'
 import path from 'node:path'
-import { syncFolder } from './queue.ts'
+import { syncFolder } from './journal.ts'
 
 export interface Identity {
   server: string

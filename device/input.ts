@@ -2,7 +2,7 @@
 // (`4000`, `-3000` for a refund). A missing id is a new random UUID (stable from then on: it is queued
 // with the sale), a missing time is now.
 import { randomUUID } from 'node:crypto'
-import type { Sale } from './queue.ts'
+import type { Sale } from './batch.ts'
 
 export type Parsed = { sale: Sale } | { error: string } | { empty: true }
 

@@ -12,11 +12,11 @@
 import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
 import { heartbeatMs, maxSalesPerBatch } from '../domain/devices.ts'
+import type { Sale } from './batch.ts'
 import { Device, PairingError, pair } from './client.ts'
 import { isPlainHttpElsewhere, plainHttpWarning } from './http.ts'
 import { readIdentity } from './identity.ts'
 import { parseSaleLine } from './input.ts'
-import type { Sale } from './queue.ts'
 import { simulate } from './simulate.ts'
 
 const usage = `usage:

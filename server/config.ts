@@ -1,3 +1,4 @@
+// Long by nature: the configuration table, every setting with its default, its bounds and its check.
 // Every setting of the server, read once from the environment and checked, with one clear error
 // listing every variable that is wrong. docs/operations.md's configuration table mirrors this schema.
 import { readFileSync, realpathSync } from 'node:fs'

@@ -7,7 +7,7 @@ import { databaseTarget, openDatabase } from './db/client.ts'
 import { DatabaseDamagedError } from './db/embedded.ts'
 import { DatabaseInUseError } from './db/lock.ts'
 import { seedDemoIfEmpty } from './db/seed.ts'
-import { SnapshotSchedule } from './db/snapshots.ts'
+import { SnapshotSchedule } from './db/snapshot-schedule.ts'
 import { startDemoDevices } from './demo-live.ts'
 import { secureDataDir } from './files.ts'
 

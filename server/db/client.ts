@@ -1,7 +1,7 @@
 // Opens the database: PGlite in DATA_DIR by default (or in memory for tests), PostgreSQL when
 // DATABASE_URL is set. Both get the same Drizzle schema and the same migrations. The embedded database
 // is opened under its lock (lock.ts), started as embedded.ts says, and, when it will not open, the error
-// says what snapshots.ts offers to restore.
+// says what snapshot-restore.ts offers to restore.
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import v8 from 'node:v8'
@@ -14,11 +14,12 @@ import pg from 'pg'
 import { ownerOnly } from '../files.ts'
 import { embeddedFolderName } from './data-names.ts'
 import { commandSharedBuffers, DatabaseDamagedError, startEmbedded } from './embedded.ts'
+import { fsyncTree } from './fsync.ts'
 import { leftUnclean, markClosed, markInUse, newGenerationSql } from './generation.ts'
 import { DatabaseInUseError, lockWaiting } from './lock.ts'
 import { migrationsFolder } from './migrate.ts'
 import * as schema from './schema.ts'
-import { fsyncTree, refuseInterruptedRestore, restoreAdvice } from './snapshots.ts'
+import { refuseInterruptedRestore, restoreAdvice } from './snapshot-restore.ts'
 import { type Watchdog, watchDatabase } from './watchdog.ts'
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>

@@ -1,7 +1,7 @@
 // The embedded database: PGlite (PostgreSQL in WebAssembly) in a folder of its own, or in memory for
 // tests. How it is started (the write-ahead log's size, the page cache), brought up to date and checked.
-// Opening it as this process's database, under its lock (lock.ts), is client.ts's; copying it and
-// putting a copy back is snapshots.ts's.
+// Opening it as this process's database, under its lock (lock.ts), is client.ts's; copying it is
+// snapshots.ts's and putting a copy back snapshot-restore.ts's.
 import { PGlite } from '@electric-sql/pglite'
 import { getTableName, is } from 'drizzle-orm'
 import { PgTable } from 'drizzle-orm/pg-core'

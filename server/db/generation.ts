@@ -1,6 +1,6 @@
 // The database's generation (schema.ts, `database_generation`): a random token told to the devices with
 // every answer. It changes whenever the database may have lost writes it had acknowledged: a snapshot
-// restored (snapshots.ts), the embedded database opened after its last holder did not close it cleanly
+// restored (snapshot-restore.ts), the embedded database opened after its last holder did not close it cleanly
 // (client.ts: a power cut or an OS crash may have kept only part of what it wrote), or by hand on
 // PostgreSQL after a restore from a backup (docs/operations.md). A device that sees it change sends
 // again the sales it was acknowledged in the last days (device/queue.ts); the per-device sale ids make

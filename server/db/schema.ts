@@ -1,3 +1,5 @@
+// Long by nature: the schema of every table, in one file because drizzle-kit generates the migrations
+// from it.
 // The tables. Migrations in ./migrations are generated from this file by `npm run db:generate`
 // and run unchanged on PGlite and PostgreSQL.
 import { sql } from 'drizzle-orm'

@@ -1,33 +1,23 @@
-// Access tokens are signed JWTs (HS256) that live ACCESS_TOKEN_SECONDS and name their sign-in. Refresh
-// tokens are 256 random bits (or, when the client sent an attempt key, 256 bits of HMAC under the
-// server's secret), stored only as SHA-256 hashes, that rotate on every use within a sign-in
-// (table sign_ins) whose absolute lifetime is REFRESH_TOKEN_DAYS; presenting an already rotated token
-// revokes the sign-in, except for the client's idempotent retry of a rotation whose answer it lost
-// (see `rotate` and REFRESH_RETRY_SECONDS). An access token is accepted only while its sign-in is live
-// (not revoked, not expired, its user not deleted) and is its user's, as read from the database at most
-// signInCheckMs earlier.
+// Sign-ins and their tokens. Access tokens are signed JWTs that name their sign-in (access-tokens.ts,
+// which also says when one is accepted). Refresh tokens are 256 random bits (or, when the client sent
+// an attempt key, 256 bits of HMAC under the server's secret), stored only as SHA-256 hashes, that
+// rotate on every use within a sign-in (table sign_ins) whose absolute lifetime is REFRESH_TOKEN_DAYS;
+// presenting an already rotated token revokes the sign-in, except for the client's idempotent retry of
+// a rotation whose answer it lost (see `rotate` and REFRESH_RETRY_SECONDS).
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { and, eq, isNull, lt } from 'drizzle-orm'
-import { jwtVerify, SignJWT } from 'jose'
-import { LRUCache } from 'lru-cache'
 import type { Config } from '../config.ts'
 import type { Db } from '../db/client.ts'
 import { refreshTokens, signIns } from '../db/schema.ts'
 import { ApiError, messages } from '../errors.ts'
+import { createAccessTokens } from './access-tokens.ts'
 import { cookieValues } from './cookies.ts'
 
 export interface TokenPair {
   access: string
   refresh: string
-}
-
-export interface AccessClaims {
-  userId: number
-  familyId: string
-  /** When the token expires (seconds since the epoch, its `exp`): a stream opened with it ends then. */
-  expiresAt: number
 }
 
 /** JWT_SECRET, or outside production a secret generated once and kept in the data directory. */
@@ -69,43 +59,12 @@ const retryKeyPattern = /^[A-Za-z0-9._~-]{16,200}$/
 export const retryKeyFrom = (cookieHeader: string | undefined) =>
   cookieValues(cookieHeader, refreshRetryKeyCookie).find((value) => retryKeyPattern.test(value))
 
-/** Access tokens already verified, so a busy screen's requests (a 304 costs ~3 ms in all) skip the HMAC. */
-const verifiedTokensKept = 1000
-
-/**
- * How long an instance may trust what it last read of a sign-in's state. A sign-in ended by this
- * instance (logout, reuse detection) is refused here at once; one ended by another instance, or whose
- * user an admin deleted, is refused here at most this long after.
- */
-export const signInCheckMs = 5_000
-
-/** Sign-ins whose state is kept in memory; one not kept is simply read again. */
-const signInStatesKept = 10_000
-
 type RotateOutcome =
   | { userId: number; familyId: string; refresh: string }
   | { error: string; revoked?: string }
 
 export function createTokens(db: Db, secret: string, now: () => Date, limits: Config['limits']) {
-  // Imported once: jose would otherwise import raw key bytes into a CryptoKey on every call.
-  const key = crypto.subtle.importKey(
-    'raw',
-    new TextEncoder().encode(secret),
-    { name: 'HMAC', hash: 'SHA-256' },
-    false,
-    ['sign', 'verify'],
-  )
-  /** Claims of tokens whose signature checked out, with their expiry (seconds), which is still checked on every use. */
-  const verified = new LRUCache<string, AccessClaims>({ max: verifiedTokensKept })
-  /**
-   * What was last read of each sign-in (times on the injected clock): live, trusted until
-   * `checkedAt + signInCheckMs`, or ended, for good (an ended sign-in never comes back).
-   */
-  const signInStates = new LRUCache<string, { live: boolean; checkedAt: number; userId?: number }>({
-    max: signInStatesKept,
-  })
-  const ended = (familyId: string) => signInStates.set(familyId, { live: false, checkedAt: now().getTime() })
-
+  const accessTokens = createAccessTokens(db, secret, now, limits)
   /**
    * The refresh token that follows the token whose hash is `tokenHash` when it is rotated with the
    * attempt key `retryKey`: 256 bits of HMAC under the server's secret, so only the server can work it
@@ -113,55 +72,6 @@ export function createTokens(db: Db, secret: string, now: () => Date, limits: Co
    */
   const successorOf = (tokenHash: string, retryKey: string) =>
     createHmac('sha256', secret).update(`refresh-successor:${tokenHash}:${retryKey}`).digest('base64url')
-
-  async function access(userId: number, familyId: string): Promise<string> {
-    const issuedAt = Math.floor(now().getTime() / 1000)
-    return new SignJWT({ sid: familyId })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setSubject(String(userId))
-      .setIssuedAt(issuedAt)
-      .setExpirationTime(issuedAt + limits.accessTokenSeconds)
-      .sign(await key)
-  }
-
-  async function claimsOf(token: string, at: Date): Promise<AccessClaims> {
-    const known = verified.get(token)
-    // jose's rule: a token is expired from the second its exp names.
-    if (known && Math.floor(at.getTime() / 1000) < known.expiresAt) return known
-    try {
-      const { payload } = await jwtVerify(token, await key, { algorithms: ['HS256'], currentDate: at })
-      const userId = Number(payload.sub)
-      if (!Number.isInteger(userId) || typeof payload.sid !== 'string' || typeof payload.exp !== 'number')
-        throw new Error('claims')
-      const claims = { userId, familyId: payload.sid, expiresAt: payload.exp }
-      verified.set(token, claims)
-      return claims
-    } catch {
-      verified.delete(token)
-      throw new ApiError(401, messages.sessionExpired)
-    }
-  }
-
-  /**
-   * Whether a sign-in is live and `userId`'s: from memory when read less than signInCheckMs ago, else
-   * one primary-key read. A token naming a live sign-in of another user is refused; the sign-in stays.
-   */
-  async function signInLive(familyId: string, userId: number, at: Date): Promise<boolean> {
-    const state = signInStates.get(familyId)
-    // A clock set back (negative age) makes the state stale rather than trusted for longer.
-    const age = state ? at.getTime() - state.checkedAt : -1
-    if (state && (!state.live || (age >= 0 && age < signInCheckMs)))
-      return state.live && state.userId === userId
-    const [row] = await db
-      .select({ userId: signIns.userId, expiresAt: signIns.expiresAt, revokedAt: signIns.revokedAt })
-      .from(signIns)
-      .where(eq(signIns.id, familyId))
-    const live = Boolean(row && !row.revokedAt && row.expiresAt > at)
-    // A revocation by this instance while the row was being read wins over what the read saw.
-    if (signInStates.get(familyId)?.live !== false)
-      signInStates.set(familyId, { live, checkedAt: at.getTime(), userId: row?.userId })
-    return live && row?.userId === userId
-  }
 
   return {
     /** A new sign-in and its first pair of tokens. */
@@ -176,16 +86,10 @@ export function createTokens(db: Db, secret: string, now: () => Date, limits: Co
         await tx.insert(signIns).values({ id: familyId, userId, expiresAt })
         await tx.insert(refreshTokens).values({ tokenHash: hashToken(refresh), familyId })
       })
-      return { access: await access(userId, familyId), refresh }
+      return { access: await accessTokens.issue(userId, familyId), refresh }
     },
 
-    async verifyAccess(token: string): Promise<AccessClaims> {
-      const at = now()
-      const claims = await claimsOf(token, at)
-      if (!(await signInLive(claims.familyId, claims.userId, at)))
-        throw new ApiError(401, messages.sessionExpired)
-      return claims
-    },
+    verifyAccess: accessTokens.verify,
 
     /**
      * Trades a refresh token for a new pair; the old one is spent. One transaction that locks the
@@ -256,10 +160,10 @@ export function createTokens(db: Db, secret: string, now: () => Date, limits: Co
         return { userId: signIn.userId, familyId: signIn.id, refresh: next }
       })
       if ('error' in outcome) {
-        if (outcome.revoked) ended(outcome.revoked)
+        if (outcome.revoked) accessTokens.ended(outcome.revoked)
         throw new ApiError(401, outcome.error)
       }
-      return { access: await access(outcome.userId, outcome.familyId), refresh: outcome.refresh }
+      return { access: await accessTokens.issue(outcome.userId, outcome.familyId), refresh: outcome.refresh }
     },
 
     /**
@@ -267,7 +171,7 @@ export function createTokens(db: Db, secret: string, now: () => Date, limits: Co
      * (server/live/live.ts): refused here at once instead of within signInCheckMs.
      */
     signInEnded(familyId: string) {
-      ended(familyId)
+      accessTokens.ended(familyId)
     },
 
     /** Ends the sign-in that a refresh token belongs to; unknown tokens are ignored. */
@@ -282,7 +186,7 @@ export function createTokens(db: Db, secret: string, now: () => Date, limits: Co
         .update(signIns)
         .set({ revokedAt: now() })
         .where(and(eq(signIns.id, known.familyId), isNull(signIns.revokedAt)))
-      ended(known.familyId)
+      accessTokens.ended(known.familyId)
     },
   }
 }

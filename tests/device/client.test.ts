@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
+import type { Sale } from '../../device/batch.ts'
 import { Device, PairingError, pair } from '../../device/client.ts'
 import { backoffMs, type Fetch, retryAfterMs } from '../../device/http.ts'
 import { readIdentity, writeIdentity } from '../../device/identity.ts'
-import type { Sale } from '../../device/queue.ts'
 import { startFakeServer } from './fake-server.ts'
 
 const dirs: string[] = []

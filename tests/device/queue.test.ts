@@ -2,8 +2,9 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'nod
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
+import { type Batch, batchBody, type Sale } from '../../device/batch.ts'
 import { parseSaleLine } from '../../device/input.ts'
-import { type Batch, batchBody, DurableQueue, type Sale } from '../../device/queue.ts'
+import { DurableQueue } from '../../device/queue.ts'
 import { amountOfCycle, isSilent, nextSaleAt, rateAt } from '../../device/simulate.ts'
 
 const dirs: string[] = []

@@ -12,14 +12,15 @@ import path from 'node:path'
 import { sql } from 'drizzle-orm'
 import { extract as extractTar } from 'tar'
 import { afterAll, expect, test } from 'vitest'
+import type { Sale } from '../../device/batch.ts'
 import { Device, pair } from '../../device/client.ts'
-import type { Sale } from '../../device/queue.ts'
 import { type RunningServer, runServer } from '../../scripts/run-server.ts'
 import { addStore, addUser, grant } from '../../server/db/accounts.ts'
 import { openDatabase, queryRows } from '../../server/db/client.ts'
 import { embeddedFolderName } from '../../server/db/data-names.ts'
 import { inUseMarker } from '../../server/db/generation.ts'
-import { listSnapshots, restoreSnapshot } from '../../server/db/snapshots.ts'
+import { restoreSnapshot } from '../../server/db/snapshot-restore.ts'
+import { listSnapshots } from '../../server/db/snapshots.ts'
 
 const root = mkdtempSync(path.join(tmpdir(), 'device-restore-'))
 const dataDir = path.join(root, 'data')

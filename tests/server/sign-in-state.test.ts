@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm'
 import { describe, expect, it } from 'vitest'
 import { addUser } from '../../server/db/accounts.ts'
 import { users } from '../../server/db/schema.ts'
-import { signInCheckMs } from '../../server/sign-in/tokens.ts'
+import { signInCheckMs } from '../../server/sign-in/access-tokens.ts'
 import { bearer, capturedSms, createTestApp, sharedTestApp, type TestApp, testClock } from './test-app.ts'
 
 const owner = '01012345678'

@@ -5,7 +5,8 @@ import { describe, expect, it, vi } from 'vitest'
 import { addStore } from '../../../server/db/accounts.ts'
 import { openDatabase, queryRows } from '../../../server/db/client.ts'
 import { checkDatabase, DatabaseDamagedError } from '../../../server/db/embedded.ts'
-import { restoreSnapshot, writeSnapshot } from '../../../server/db/snapshots.ts'
+import { restoreSnapshot } from '../../../server/db/snapshot-restore.ts'
+import { writeSnapshot } from '../../../server/db/snapshots.ts'
 import { embeddedDatabases, pglite } from './new-database.ts'
 
 // The embedded database is checked as it starts, so that damaged files show then, not on a request, and

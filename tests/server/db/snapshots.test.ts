@@ -18,12 +18,9 @@ import { addStore, addUser, grant, listAccounts } from '../../../server/db/accou
 import { type Database, openDatabase, queryRows } from '../../../server/db/client.ts'
 import { DatabaseInUseError } from '../../../server/db/lock.ts'
 import { usages } from '../../../server/db/schema.ts'
-import {
-  listSnapshots,
-  restoreSnapshot,
-  SnapshotSchedule,
-  writeSnapshot,
-} from '../../../server/db/snapshots.ts'
+import { restoreSnapshot } from '../../../server/db/snapshot-restore.ts'
+import { SnapshotSchedule } from '../../../server/db/snapshot-schedule.ts'
+import { listSnapshots, writeSnapshot } from '../../../server/db/snapshots.ts'
 import { readChanges } from '../../../server/usage/changes.ts'
 import { embeddedDatabases, pglite } from './new-database.ts'
 
