@@ -15,6 +15,8 @@
 // `node --import tsx bench/throttled.ts [build dirs]` runs it alone (both builds by default; BENCH_PROFILES=3G
 // for one profile); `npm run bench` runs it first.
 import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { type Browser, type BrowserContext, chromium, type Page } from '@playwright/test'
@@ -46,6 +48,13 @@ export interface ThrottledRun {
   switchMs: number
   repeatVisitMs: number
   repeatVisitAppMs: number
+  /**
+   * The floor under the repeat visit: the same kind of new page, on the same CPU, opening a page that
+   * holds the two totals as plain text, with no script, no style and no service worker, from a server on
+   * another loopback address that answers at once (the network profile left off: nothing of it is
+   * fetched over the line either way). What the browser itself takes to show a page here.
+   */
+  floorMs: number
 }
 
 /** What the page records as it goes, in performance.now() ms (from its navigation). */
@@ -103,12 +112,17 @@ export async function throttledPage(
     uploadThroughput: (profile.uploadKbps * 1000) / 8,
   })
   await page.addInitScript(script)
+  hearMarks(page)
+  return page
+}
+
+/** Keeps the marks `page` tells on its console (see the watcher). */
+function hearMarks(page: Page) {
   heardMarks.set(page, new Map())
   page.on('console', (message) => {
     const [word, name, ms] = message.text().split(' ')
     if (word === 'bench-mark' && name && ms) heardMarks.get(page)?.set(name, Number(ms))
   })
-  return page
 }
 
 type MarkName = keyof NonNullable<Window['benchMarks']>
@@ -172,6 +186,40 @@ async function switchStore(page: Page, name: string): Promise<number> {
     .then((handle) => handle.jsonValue() as Promise<number>)
 }
 
+/** Two totals as plain text, as the kept totals are marked, and nothing else. */
+const floorPage = `<!doctype html><html lang="ko"><head><meta charset="utf-8"><title>빨래방 매출</title></head><body><section class="kept-totals"><p class="summary-total">1,234,567원</p><p class="summary-total">89,000원</p></section></body></html>`
+
+let floorServer: Promise<string> | undefined
+/** The address of a server on 127.0.0.2 that answers every request with `floorPage`, started once. */
+function floorAddress() {
+  floorServer ??= new Promise((resolve) => {
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
+      response.end(floorPage)
+    })
+    server.unref()
+    server.listen(0, '127.0.0.2', () =>
+      resolve(`http://127.0.0.2:${(server.address() as AddressInfo).port}/`),
+    )
+  })
+  return floorServer
+}
+
+/** The floor's time: a new page of `context` with the CPU as slow, from navigation until the totals show. */
+async function floorVisit(context: BrowserContext): Promise<number> {
+  const page = await context.newPage()
+  try {
+    const cdp = await context.newCDPSession(page)
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: cpuSlowdown })
+    await page.addInitScript(watcher)
+    hearMarks(page)
+    await page.goto(await floorAddress(), { waitUntil: 'commit' })
+    return await mark(page, 'totalsShown')
+  } finally {
+    await page.close()
+  }
+}
+
 async function oneRun(
   browser: Browser,
   server: RunningServer,
@@ -225,7 +273,8 @@ async function oneRun(
     await again.goto('/', { waitUntil: 'commit' })
     const repeatVisitMs = await mark(again, 'totalsShown')
     const repeatVisitAppMs = await mark(again, 'appTotalsShown')
-    return { firstVisitMs, firstVisitAppMs, signInMs, switchMs, repeatVisitMs, repeatVisitAppMs }
+    const floorMs = await floorVisit(context)
+    return { firstVisitMs, firstVisitAppMs, signInMs, switchMs, repeatVisitMs, repeatVisitAppMs, floorMs }
   } finally {
     await context.close()
   }
@@ -286,7 +335,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         const figures = await benchThrottled(server, '01012345678')
         for (const [profile, runs] of Object.entries(figures)) {
           console.log(
-            `${webDir} ${profile}: first visit ${range(runs, 'firstVisitMs')} (the app's form ${range(runs, 'firstVisitAppMs')}), sign-in ${range(runs, 'signInMs')}, switching store ${range(runs, 'switchMs')}, repeat visit ${eachRun(runs, 'repeatVisitMs')} (the app's screen ${eachRun(runs, 'repeatVisitAppMs')})`,
+            `${webDir} ${profile}: first visit ${range(runs, 'firstVisitMs')} (the app's form ${range(runs, 'firstVisitAppMs')}), sign-in ${range(runs, 'signInMs')}, switching store ${range(runs, 'switchMs')}, repeat visit ${eachRun(runs, 'repeatVisitMs')} (the app's screen ${eachRun(runs, 'repeatVisitAppMs')}; the browser's floor, a page of two numbers and nothing else: ${eachRun(runs, 'floorMs')})`,
           )
         }
       } finally {
