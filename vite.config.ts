@@ -13,7 +13,7 @@ import {
   preloadLoginScreen,
 } from './build/index-html.ts'
 import { pushWorker, pushWorkerFile, pushWorkerScript } from './build/push-worker.ts'
-import { alertExamples } from './src/features/alerts/alert-examples.ts'
+import { alertExampleDefines } from './src/features/alerts/alert-examples.ts'
 
 // In development Vite serves the app with hot reload and hands the API and pictures to the server
 // that `npm run dev` starts beside it.
@@ -53,12 +53,7 @@ export default defineConfig(({ mode }) => ({
   define: {
     __APP_VERSION__: JSON.stringify(version),
     // Each kind's example on the alerts screen, worded by domain/alert-texts.ts.
-    ...Object.fromEntries(
-      Object.entries(alertExamples()).map(([kind, text]) => [
-        `__ALERT_EXAMPLES__.${kind}`,
-        JSON.stringify(text),
-      ]),
-    ),
+    ...alertExampleDefines(),
   },
   resolve: { alias: [...sharedAliases, ...(mode === 'preact' ? preactAliases : [])] },
   plugins: [

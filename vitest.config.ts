@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os'
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config'
+import { alertExampleDefines } from './src/features/alerts/alert-examples.ts'
 
 // Server tests run on a fresh in-memory PGlite, and once more on PostgreSQL when DATABASE_URL is set
 // (each test file creates and drops its own database there). Web tests run in happy-dom.
@@ -37,7 +38,8 @@ const postgres: TestProjectInlineConfiguration[] = process.env.DATABASE_URL
   : []
 
 export default defineConfig({
-  define: { __APP_VERSION__: JSON.stringify('test') },
+  // As the build defines them (vite.config.ts): the alerts screen's examples, worded by domain/alert-texts.ts.
+  define: { __APP_VERSION__: JSON.stringify('test'), ...alertExampleDefines() },
   test: {
     projects: [
       {

@@ -4,18 +4,10 @@
 // that one store alert and not several.
 import { deviceOfflineAlert } from '../../domain/alert-texts.ts'
 import { isOffline } from '../../domain/devices.ts'
-import type { Candidate, StoreState } from './store-state.ts'
+import type { Candidate, DeviceState, StoreState } from './store-state.ts'
 
 /** How long after it counts as offline a device alone is reported. */
 export const singleDeviceGraceMs = 60_000
-
-export interface DeviceState {
-  id: number
-  storeId: number
-  name: string
-  /** The last heartbeat (or the pairing, when none yet). */
-  seenAt: number
-}
 
 export interface DeviceAlert {
   storeId: number

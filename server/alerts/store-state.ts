@@ -7,8 +7,15 @@ import type { AlertKind } from '../../contract/api.ts'
 import type { Buckets } from '../../domain/buckets.ts'
 import { type Db, queryRows } from '../db/client.ts'
 import type { StoreViews } from '../stores/view.ts'
-import type { DeviceState } from './device-offline.ts'
 import type { NewAlert } from './record.ts'
+
+export interface DeviceState {
+  id: number
+  storeId: number
+  name: string
+  /** The last heartbeat (or the pairing, when none yet). */
+  seenAt: number
+}
 
 /** One store's state at the evaluation's instant, for the rules. */
 export interface StoreState {

@@ -36,3 +36,12 @@ export const alertExamples = () =>
   Object.fromEntries(
     Object.entries(examples()).map(([kind, { title, body }]) => [kind, [title, body]]),
   ) as Record<AlertKind, [string, string]>
+
+/** The examples as the build's `define`s (`__ALERT_EXAMPLES__.<kind>`): the app's build and the tests'. */
+export const alertExampleDefines = () =>
+  Object.fromEntries(
+    Object.entries(alertExamples()).map(([kind, text]) => [
+      `__ALERT_EXAMPLES__.${kind}`,
+      JSON.stringify(text),
+    ]),
+  )
