@@ -8,18 +8,16 @@ import { knownDeviceEpoch } from '../db/accounts.ts'
 import type { Db } from '../db/client.ts'
 import { loginCodes, users } from '../db/schema.ts'
 import { ApiError, messages } from '../errors.ts'
-import { clientKey, lockKey, rateLimited, recordEvents } from '../rate-limit.ts'
+import { lockKey, rateLimited } from '../rate-limit.ts'
 import type { Judge } from './judge.ts'
 import type { createKnownDevices } from './known-device.ts'
 import type { Lockout } from './lockout.ts'
-import { normalizePhone } from './phone.ts'
-import { clientsOf, type Limits, signAttempts } from './windows.ts'
+import { type Limits, signAttempts } from './windows.ts'
 
 type Outcome = { userId: number; epoch: number } | { error: ApiError }
 
 export interface CodeCheckParts {
   db: Db
-  now: () => Date
   limits: Limits
   knownDevices: ReturnType<typeof createKnownDevices>
   judge: Judge
@@ -28,7 +26,7 @@ export interface CodeCheckParts {
   hashCode: (phone: string, code: string) => Buffer
 }
 
-export function createCodeCheck({ db, now, limits, knownDevices, judge, lockout, hashCode }: CodeCheckParts) {
+export function createCodeCheck({ db, limits, knownDevices, judge, lockout, hashCode }: CodeCheckParts) {
   const kind = signAttempts(limits)
   /**
    * The id of the user the phone and code sign in, with the known-device cookie value to set, or a
@@ -41,29 +39,15 @@ export function createCodeCheck({ db, now, limits, knownDevices, judge, lockout,
     ip: string,
     cookies?: string,
   ): Promise<{ userId: number; knownDevice: string }> {
-    const phone = normalizePhone(rawPhone)
-    const address = clientKey(ip)
-    const at = now()
-    const remembered = judge.refusedFromMemory(
-      phone,
-      clientsOf(address, knownDevices.idsWithMacs(cookies)),
-      kind,
-    )
-    if (remembered) throw rateLimited(remembered, at)
-    const browserId = knownDevices.deviceIdOf(cookies)
+    const { phone, address, at, browserId } = judge.opening(rawPhone, ip, cookies, kind)
     // Failures are written before the error is thrown, so the transaction returns the outcome.
     const outcome = await db.transaction(async (tx): Promise<Outcome> => {
       await lockKey(tx, `sign:${phone}`)
       const known = await judge.knownIdsOf(tx, cookies, phone)
-      const judged = await judge.judge(tx, phone, clientsOf(address, known.ids), kind, at)
+      // Every attempt that is not refused counts against its client.
+      const judged = await judge.admit(tx, phone, address, known.ids, kind, at)
       if ('refusal' in judged) return { error: rateLimited(judged.refusal, at) }
       const { client, lock } = judged
-      // Every attempt that is not refused counts against its client.
-      await recordEvents(
-        tx,
-        at,
-        judged.windows.map((window) => window.key),
-      )
       // Only the code this browser asked for (or, for a client without cookies, the latest asked
       // for from its address without one); another's code is never compared.
       const [live] = await tx

@@ -6,25 +6,22 @@ import { randomInt } from 'node:crypto'
 import { and, eq, lt } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { loginCodes, users } from '../db/schema.ts'
-import { clientKey, rateLimited, recordEvents } from '../rate-limit.ts'
+import { rateLimited } from '../rate-limit.ts'
 import type { Judge } from './judge.ts'
-import { type createKnownDevices, newDeviceId } from './known-device.ts'
-import { normalizePhone } from './phone.ts'
+import { newDeviceId } from './known-device.ts'
 import { codeText, type SmsOutbox } from './sms.ts'
-import { clientsOf, codeRequests, type Limits } from './windows.ts'
+import { codeRequests, type Limits } from './windows.ts'
 
 export interface CodeRequestParts {
   db: Db
-  now: () => Date
   limits: Limits
   sms: SmsOutbox
-  knownDevices: ReturnType<typeof createKnownDevices>
   judge: Judge
   /** The HMAC of a phone's code under the server secret, the only form a code is kept in. */
   hashCode: (phone: string, code: string) => Buffer
 }
 
-export function createCodeRequest({ db, now, limits, sms, knownDevices, judge, hashCode }: CodeRequestParts) {
+export function createCodeRequest({ db, limits, sms, judge, hashCode }: CodeRequestParts) {
   const kind = codeRequests(limits)
   /**
    * Asks for a code; `cookies` is the request's Cookie header, which may name the browser (its
@@ -36,27 +33,13 @@ export function createCodeRequest({ db, now, limits, sms, knownDevices, judge, h
     ip: string,
     cookies?: string,
   ): Promise<{ expiresIn: number; deviceId?: string }> {
-    const phone = normalizePhone(rawPhone)
-    const address = clientKey(ip)
-    const at = now()
-    const remembered = judge.refusedFromMemory(
-      phone,
-      clientsOf(address, knownDevices.idsWithMacs(cookies)),
-      kind,
-    )
-    if (remembered) throw rateLimited(remembered, at)
-    const browserId = knownDevices.deviceIdOf(cookies)
+    const { phone, address, at, browserId } = judge.opening(rawPhone, ip, cookies, kind)
     const deviceId = browserId === undefined ? newDeviceId() : undefined
     const code = String(randomInt(0, 10_000)).padStart(4, '0')
     const user = await db.transaction(async (tx) => {
       const { ids } = await judge.knownIdsOf(tx, cookies, phone)
-      const judged = await judge.judge(tx, phone, clientsOf(address, ids), kind, at)
+      const judged = await judge.admit(tx, phone, address, ids, kind, at)
       if ('refusal' in judged) throw rateLimited(judged.refusal, at)
-      await recordEvents(
-        tx,
-        at,
-        judged.windows.map((window) => window.key),
-      )
       await tx.delete(loginCodes).where(lt(loginCodes.expiresAt, at))
       // A client without cookies has one code per address, as before: its latest. An earlier one stays
       // with the browser whose id it was given to (a browser's first request is made without one).

@@ -1,14 +1,24 @@
 // Whether a sign-in request may go on, and as which client: first from the refusals remembered in
 // memory (refusals.ts), then from the database (the client's lock, the phone-wide failures of its kind
 // and its own windows). A known device is never worse off than an unknown one: when what counts it as
-// known refuses it where its address would be let in, it is judged as its address.
+// known refuses it where its address would be let in, it is judged as its address. A request let in is
+// counted in every window of its client (`admit`).
 import { knownDeviceEpoch } from '../db/accounts.ts'
 import { messages } from '../errors.ts'
-import { freeAts, type Refusal, type Tx, type Window } from '../rate-limit.ts'
+import {
+  clientKey,
+  freeAts,
+  type Refusal,
+  rateLimited,
+  recordEvents,
+  type Tx,
+  type Window,
+} from '../rate-limit.ts'
 import type { createKnownDevices } from './known-device.ts'
 import type { Lockout, PhoneLock } from './lockout.ts'
+import { normalizePhone } from './phone.ts'
 import type { Refusals } from './refusals.ts'
-import { type Client, type Kind, type Limits, lockName, phoneFailures } from './windows.ts'
+import { type Client, clientsOf, type Kind, type Limits, lockName, phoneFailures } from './windows.ts'
 
 type KnownDevices = ReturnType<typeof createKnownDevices>
 
@@ -20,6 +30,7 @@ function refusalOf(locked: number, full: number, message: string): Refusal | und
 }
 
 export function createJudge(
+  now: () => Date,
   limits: Limits,
   refusals: Refusals,
   knownDevices: KnownDevices,
@@ -46,7 +57,24 @@ export function createJudge(
     return { lock, windows, refusal }
   }
 
-  return {
+  const judge = {
+    /**
+     * The request as a sign-in reads it (its phone, address, time and browser), or, thrown, the 429
+     * that memory already holds for every client it may be counted as.
+     */
+    opening(rawPhone: string, ip: string, cookies: string | undefined, kind: Kind) {
+      const phone = normalizePhone(rawPhone)
+      const address = clientKey(ip)
+      const at = now()
+      const remembered = judge.refusedFromMemory(
+        phone,
+        clientsOf(address, knownDevices.idsWithMacs(cookies)),
+        kind,
+      )
+      if (remembered) throw rateLimited(remembered, at)
+      return { phone, address, at, browserId: knownDevices.deviceIdOf(cookies) }
+    },
+
     /**
      * The refusal memory already holds for every client the request may be counted as (a cookie with
      * MACs may be a known device: its generation is only read in the database), or undefined when any
@@ -97,7 +125,24 @@ export function createJudge(
       const id = knownDevices.knownId(cookies, phone, epoch)
       return { epoch, ids: id ? [id] : [] }
     },
+
+    /**
+     * Judges the request from the database (`judge`) and, when it may go on, counts it in every
+     * window of its client.
+     */
+    async admit(tx: Tx, phone: string, address: string, knownIds: string[], kind: Kind, at: Date) {
+      const judged = await judge.judge(tx, phone, clientsOf(address, knownIds), kind, at)
+      if (!('refusal' in judged)) {
+        await recordEvents(
+          tx,
+          at,
+          judged.windows.map((window) => window.key),
+        )
+      }
+      return judged
+    },
   }
+  return judge
 }
 
 export type Judge = ReturnType<typeof createJudge>

@@ -86,11 +86,11 @@ export function createOtp(db: Db, secret: string, now: () => Date, limits: Confi
   const knownDevices = createKnownDevices(secret)
   const refusals = createRefusals(now)
   const lockout = createLockout(limits, refusals)
-  const judge = createJudge(limits, refusals, knownDevices, lockout)
+  const judge = createJudge(now, limits, refusals, knownDevices, lockout)
 
   return {
-    requestCode: createCodeRequest({ db, now, limits, sms, knownDevices, judge, hashCode }),
-    signIn: createCodeCheck({ db, now, limits, knownDevices, judge, lockout, hashCode }),
+    requestCode: createCodeRequest({ db, limits, sms, judge, hashCode }),
+    signIn: createCodeCheck({ db, limits, knownDevices, judge, lockout, hashCode }),
 
     /** Forgets the refusals remembered (tests that empty the database between cases). */
     forgetRefusals() {
