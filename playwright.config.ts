@@ -14,14 +14,19 @@ const build = path.basename(process.env.E2E_BUILD_DIR ?? 'dist')
 // figures, accessibility, screenshots). What lies below the renderer (the service worker, offline and
 // kept figures, tokens and the session's end, switching stores' caches, the bucketing budget) is the
 // same code in both builds and is proven on the React build only, to keep CI under 30 minutes.
+// The 알림톡's delivery (messages.spec.ts) and the hidden money's live reaction (team-money.spec.ts) are
+// the server's and the shared loop's; the screens they show are proven on Preact by alerts.spec.ts,
+// machines.spec.ts and team.spec.ts.
 const belowTheRenderer = [
   'budget.spec.ts',
   'kept-totals.spec.ts',
   'logout-traces.spec.ts',
+  'messages.spec.ts',
   'offline.spec.ts',
   'pwa.spec.ts',
   'session.spec.ts',
   'store-switch.spec.ts',
+  'team-money.spec.ts',
 ]
 
 export default defineConfig({

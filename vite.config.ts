@@ -8,6 +8,8 @@ import { type ManifestOptions, VitePWA } from 'vite-plugin-pwa'
 import { checkChunkRules, codeSplitting, sourceFile } from './build/chunks.ts'
 import {
   inlineIntoFirstPainter,
+  inlineLogo,
+  inlineStylesheet,
   loadFirstPainter,
   paintFirst,
   preloadLoginScreen,
@@ -69,6 +71,8 @@ export default defineConfig(({ mode }) => ({
     }),
     react(),
     preloadLoginScreen(),
+    inlineStylesheet(),
+    inlineLogo(),
     inlineIntoFirstPainter(),
     loadFirstPainter(),
     checkChunkRules(),

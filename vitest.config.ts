@@ -17,6 +17,8 @@ const postgres: TestProjectInlineConfiguration[] = process.env.DATABASE_URL
             // never what a database answers: the database only keeps their rows, as on PGlite.
             'tests/server/config.test.ts',
             'tests/server/https.test.ts',
+            'tests/server/messages/config.test.ts',
+            'tests/server/messages/solapi.test.ts',
             'tests/server/phone.test.ts',
             'tests/server/push/web-push.test.ts',
             'tests/server/sms.test.ts',

@@ -1,11 +1,11 @@
-// The quiet-store rule's calibration (docs/product.md decisions 125–126), its pure part: outages injected into a store's sale
-// instants at seeded random times, an evaluator that runs the app's own rule (domain/quiet.ts) as
-// the server would, and the scoring of its alerts against the outages. No clock, no I/O, no Node API:
-// bench/calibration.ts feeds it a year of records, tests/web/figures/quiet-calibration.test.ts a tiny
-// hand-made case.
+// The quiet-store rule's calibration (docs/product.md §2.5, decisions 125–126), its pure part: outages
+// injected into a store's sale instants at seeded random times, an evaluator that runs the app's own
+// rule (domain/quiet.ts, its model made once a UTC day as the server keeps it) as the server would, and
+// the scoring of its alerts against the outages. No clock, no I/O, no Node API: bench/calibration.ts
+// feeds it weeks of records, tests/web/figures/quiet-calibration.test.ts a tiny hand-made case.
 
-import { hourMs, yearOf, yearStart } from '../domain/calendar.ts'
-import { type HourlyHistory, quietStore } from '../domain/quiet.ts'
+import { dayMs, hourMs, startOfDay, yearOf, yearStart } from '../domain/calendar.ts'
+import { type HourlyHistory, type QuietModel, quietModel, quietStore } from '../domain/quiet.ts'
 import { seededRandom } from '../scripts/seeded-random.ts'
 
 /** The same seed, the same outages. */
@@ -21,16 +21,24 @@ export interface Outage {
 }
 
 /**
- * `count` outages of 1 to 6 hours (whole minutes) starting at random minutes of [from, to), none
- * overlapping another (nor closer than a day to it, so each is scored on its own), sorted.
+ * `count` outages of 1 to 6 hours (whole minutes; `hours` sets another range) starting at random minutes
+ * of [from, to) (`daytime`: only minutes from 09:00 to before 21:00 Korea time), none overlapping
+ * another (nor closer than a day to it, so each is scored on its own), sorted.
  */
-export function injectOutages(random: () => number, from: number, to: number, count: number): Outage[] {
+export function injectOutages(
+  random: () => number,
+  from: number,
+  to: number,
+  count: number,
+  { hours = [1, 6], daytime = false }: { hours?: [number, number]; daytime?: boolean } = {},
+): Outage[] {
   const outages: Outage[] = []
   const minutes = Math.floor((to - from) / minuteMs)
+  const [least, most] = hours
   for (let tries = 0; outages.length < count && tries < count * 1000; tries++) {
     const start = from + Math.floor(random() * minutes) * minuteMs
-    const end = start + (60 + Math.floor(random() * 301)) * minuteMs
-    if (end > to) continue
+    const end = start + (least * 60 + Math.floor(random() * ((most - least) * 60 + 1))) * minuteMs
+    if (end > to || (daytime && !isDaytime(start))) continue
     if (outages.some((o) => start < o.end + 24 * hourMs && end + 24 * hourMs > o.start)) continue
     outages.push({ start, end })
   }
@@ -65,8 +73,9 @@ export interface Alert {
 /**
  * The alerts an evaluator running the rule every `stepMs` over [from, to) raises, one per quiet
  * episode (the rule's `since`). `sales` are what the server received (sorted). The history holds the
- * whole replay, later hours included: the rule reads only weeks before `now` and the last sale, which
- * is taken as of `now`, so it sees what a live evaluator would have seen.
+ * whole replay, later hours included: the rule's model reads only the days before `now`'s and the last
+ * sale is taken as of `now`, so it sees what a live evaluator would have seen. The model is made once
+ * a UTC day (`models` keeps each day's, for the caller to read the thresholds).
  */
 export function evaluate(
   sales: readonly number[],
@@ -74,6 +83,7 @@ export function evaluate(
   from: number,
   to: number,
   stepMs = minuteMs,
+  models = new Map<number, QuietModel | null>(),
 ): Alert[] {
   const alerts: Alert[] = []
   let next = 0
@@ -81,7 +91,10 @@ export function evaluate(
   for (let now = from; now < to; now += stepMs) {
     while (next < sales.length && (sales[next] as number) <= now) next++
     const lastSaleAt = next > 0 ? (sales[next - 1] as number) : null
-    const quiet = quietStore({ history, lastSaleAt, now: new Date(now), online: true })
+    const day = startOfDay(now)
+    if (!models.has(day)) models.set(day, quietModel(history, day))
+    const model = models.get(day) ?? null
+    const quiet = quietStore({ history, lastSaleAt, now: new Date(now), online: true, model })
     if (!quiet || quiet.since === alerted) continue
     alerted = quiet.since
     alerts.push({ at: now, since: quiet.since })
@@ -108,19 +121,29 @@ export interface Score {
 /** Scores the alerts against the outages of one store, for the UTC year `year`. */
 export function score(alerts: readonly Alert[], outages: readonly Outage[], year: number): Score {
   const falsePerMonth = Array<number>(12).fill(0)
-  for (const alert of alerts) {
-    if (yearOf(alert.at) !== year || outages.some((o) => explains(o, alert))) continue
+  for (const alert of falseAlerts(alerts, outages, yearStart(year), yearStart(year + 1))) {
     const month = new Date(alert.at).getUTCMonth()
     falsePerMonth[month] = (falsePerMonth[month] as number) + 1
   }
-  const delays = outages
-    .filter((o) => yearOf(o.start) === year)
+  return { falsePerMonth, delays: delaysOf(alerts, outages, yearStart(year), yearStart(year + 1)) }
+}
+
+/** The alerts of [from, to) no outage explains. */
+export const falseAlerts = (alerts: readonly Alert[], outages: readonly Outage[], from: number, to: number) =>
+  alerts.filter((alert) => alert.at >= from && alert.at < to && !outages.some((o) => explains(o, alert)))
+
+/** For each outage starting in [from, to): the delay from its start to the first alert it explains (null: none). */
+export function delaysOf(alerts: readonly Alert[], outages: readonly Outage[], from: number, to: number) {
+  return outages
+    .filter((o) => o.start >= from && o.start < to)
     .map((outage) => {
       const first = alerts.find((alert) => explains(outage, alert))
       return { outage, daytime: isDaytime(outage.start), delayMs: first ? first.at - outage.start : null }
     })
-  return { falsePerMonth, delays }
 }
+
+/** The days [from, to) cover, for rates a store-month. */
+export const daysOf = (from: number, to: number) => (to - from) / dayMs
 
 /** The q-quantile (0–1) of sorted values, by the nearest rank; null for none. */
 export function quantile(sorted: readonly number[], q: number): number | null {

@@ -1,5 +1,6 @@
 // Sustained ingestion from devices (docs/product.md §11): 20 devices, each in its own store, each
-// posting batches of 100 new sales back to back with a new Idempotency-Key, over real HTTP (loopback,
+// posting batches of 100 new sales (each naming its machine and method, each tenth a refund of a sale
+// earlier in the batch: docs/product.md §14) back to back with a new Idempotency-Key, over real HTTP (loopback,
 // keep-alive) to the real app on a fresh database: the embedded one in a temporary folder, or a new
 // database on the PostgreSQL of DATABASE_URL. Two phases, each `BENCH_INGEST_SECONDS` (5) after 2 s of
 // warm-up: paced at the target (each device a batch a second: 2,000 sales/s offered), then back to back
@@ -18,6 +19,7 @@ import { openDatabase } from '../server/db/client.ts'
 import { addDevice, pairDevice } from '../server/devices/pairing.ts'
 
 const devices = 20
+const methods = ['card', 'cash', 'coin', 'mobile', 'point', 'other']
 const batchSize = 100
 const warmUpMs = 2_000
 const measureMs = Number(process.env.BENCH_INGEST_SECONDS ?? 5) * 1000
@@ -76,11 +78,23 @@ try {
         const batch = batchNumber++
         const at = Date.now()
         const body = JSON.stringify({
-          sales: Array.from({ length: batchSize }, (_, i) => ({
-            id: `${batch}-${i}`,
-            createdAt: new Date(at - 60_000 + i).toISOString(),
-            amount: 1000 + ((batch * 31 + i) % 50) * 100,
-          })),
+          sales: Array.from({ length: batchSize }, (_, i) =>
+            // Each tenth a refund of a sale earlier in the batch (taking its machine and method).
+            i % 10 === 9
+              ? {
+                  id: `${batch}-${i}`,
+                  createdAt: new Date(at - 60_000 + i).toISOString(),
+                  amount: -500,
+                  refundOf: `${batch}-${i - 9}`,
+                }
+              : {
+                  id: `${batch}-${i}`,
+                  createdAt: new Date(at - 60_000 + i).toISOString(),
+                  amount: 1000 + ((batch * 31 + i) % 50) * 100,
+                  machine: `W${i % 12}`,
+                  method: methods[i % methods.length],
+                },
+          ),
           sentAt: new Date(at).toISOString(),
         })
         const response = await fetch(`${base}/api/v0/device/sales`, {

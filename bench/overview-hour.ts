@@ -14,7 +14,13 @@ import path from 'node:path'
 import { sql } from 'drizzle-orm'
 import { openDatabase, queryRows } from '../server/db/client.ts'
 import { demoAccounts, seedDemoIfEmpty } from '../server/db/seed.ts'
-import { type OverviewSent, overviewEvent, storesOverview } from '../server/usage/overview.ts'
+import { storesOverview } from '../server/usage/overview.ts'
+import {
+  clockEvent,
+  type OverviewRead,
+  type OverviewSent,
+  overviewEvent,
+} from '../server/usage/overview-event.ts'
 
 /** The stream's heartbeat (server/live/stream.ts), and an hour. */
 const heartbeatMs = 25_000
@@ -59,66 +65,77 @@ try {
     .filter((sale) => sale.at < from + hourMs)
     .sort((a, b) => a.at - b.at)
 
-  // Both forms of the stream over the hour from the same reads: every store in each event, and only
-  // the stores that changed. Their events come at the same reads, so their comments do too.
+  // The three forms of the stream over the hour from the same reads: every store in each event, only
+  // the stores that changed, and with the clocks only what moved of them (decision 237). Their events
+  // come at different reads, so their comments do too.
   const overview = storesOverview(db)
   const first = await overview.read(userId, new Date(from))
   const start = (): OverviewSent => ({
     token: first.answer.rev,
     shown: new Map(first.answer.stores.map(({ id }, at) => [id, first.shown[at] as string])),
   })
-  const forms = [false, true].map((changedOnly) => ({
-    changedOnly,
-    sent: start(),
-    counts: { saleEvents: 0, clockEvents: 0, comments: 0, eventBytes: 0, largest: 0 },
-  }))
-  let lastWrite = from
-  const read = async (now: number, bySale: boolean) => {
-    const shown = await overview.read(userId, new Date(now))
-    let sent = false
-    for (const { changedOnly, sent: state, counts } of forms) {
-      const data = overviewEvent(state, shown, changedOnly)
-      if (!data) continue
-      const bytes = Buffer.byteLength(`data: ${JSON.stringify(data)}\n\n`)
-      counts.eventBytes += bytes
-      counts.largest = Math.max(counts.largest, bytes)
-      counts[bySale ? 'saleEvents' : 'clockEvents'] += 1
-      sent = true
-    }
-    if (sent) lastWrite = now
-    else if (!bySale && now - lastWrite >= heartbeatMs) {
-      for (const { counts } of forms) counts.comments += 1
-      lastWrite = now
-    }
+  type Counts = {
+    saleEvents: number
+    clockEvents: number
+    comments: number
+    eventBytes: number
+    largest: number
   }
-  for (let now = from, next = 0; now < from + hourMs; ) {
+  const counts = (): Counts => ({ saleEvents: 0, clockEvents: 0, comments: 0, eventBytes: 0, largest: 0 })
+  const forms = [
+    { event: (sent: OverviewSent, read: OverviewRead) => overviewEvent(sent, read, false) },
+    { event: (sent: OverviewSent, read: OverviewRead) => overviewEvent(sent, read, true) },
+    { event: (sent: OverviewSent, read: OverviewRead) => clockEvent(sent, read, false, false) },
+  ].map(({ event }) => ({ event, sent: start(), counts: counts(), lastWrite: from }))
+  // The clocks' form sends its first event at once: each store's clock, the client showing the first answer.
+  const clockForm = forms[2] as (typeof forms)[number]
+  clockForm.sent.parts = null
+  const firstEvent = clockEvent(clockForm.sent, first, true, false)
+  const firstEventBytes = firstEvent ? Buffer.byteLength(`data: ${JSON.stringify(firstEvent)}\n\n`) : 0
+  // One timeline for the three: each sale wakes every stream, and each stream reads again 25 s after it
+  // last wrote (its heartbeat: an event if the figures moved, else a comment).
+  const due = (form: (typeof forms)[number]) => form.lastWrite + heartbeatMs
+  for (let next = 0; ; ) {
     const sale = hour[next]
-    if (sale && sale.at <= lastWrite + heartbeatMs) {
+    const beat = Math.min(...forms.map(due))
+    const bySale = sale !== undefined && sale.at <= beat
+    const now = bySale ? sale.at : beat
+    if (now >= from + hourMs) break
+    if (bySale) {
       await db.execute(
         sql`insert into usages (store_id, created_at, amount) values (${sale.storeId}, ${new Date(sale.at).toISOString()}::timestamptz, ${sale.amount})`,
       )
       next += 1
-      now = sale.at
-      await read(now, true)
-    } else {
-      now = lastWrite + heartbeatMs
-      if (now < from + hourMs) await read(now, false)
+    }
+    const shown = await overview.read(userId, new Date(now))
+    for (const form of forms) {
+      if (!bySale && due(form) > now) continue
+      const data = form.event(form.sent, shown)
+      if (data) {
+        const bytes = Buffer.byteLength(`data: ${JSON.stringify(data)}\n\n`)
+        form.counts.eventBytes += bytes
+        form.counts.largest = Math.max(form.counts.largest, bytes)
+        form.counts[bySale ? 'saleEvents' : 'clockEvents'] += 1
+        form.lastWrite = now
+      } else if (!bySale) {
+        form.counts.comments += 1
+        form.lastWrite = now
+      }
     }
   }
-  const [whole, changed] = forms.map(({ counts }) => counts) as [
-    (typeof forms)[0]['counts'],
-    (typeof forms)[0]['counts'],
-  ]
+  const [whole, changed, clocks] = forms.map((form) => form.counts) as [Counts, Counts, Counts]
   const at = new Date(from).toISOString()
   for (const [form, counts] of [
     ['every store in each event', whole],
     ['only the stores that changed (stores=changed)', changed],
+    ['only what moved, the clocks sent once (stores=changed&clock=1)', clocks],
   ] as const)
     console.log(
       `overview stream, the busiest hour of the demo owner's ${first.answer.stores.length} stores (${at}, ${hour.length} sales), ${form}: ` +
         `${counts.saleEvents} events at sales and ${counts.clockEvents} moved by the clock alone, ${(counts.eventBytes / 1000).toFixed(1)} kB of events (largest ${counts.largest} B), ${counts.comments} comments`,
     )
-  console.log(JSON.stringify({ hourStart: at, sales: hour.length, whole, changed }))
+  console.log(`  with clock=1 the stream's first event (each store's clock): ${firstEventBytes} B`)
+  console.log(JSON.stringify({ hourStart: at, sales: hour.length, whole, changed, clocks, firstEventBytes }))
 } finally {
   await database.close()
   rmSync(imageDir, { recursive: true, force: true })

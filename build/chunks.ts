@@ -37,8 +37,13 @@ const isDevicesSplit = (id: string) => /[?&]tsr-split/.test(id) && modulePath(id
 /** The alerts screen: its own chunk, like the devices screen's. */
 const alertsRoute = sourceFile('src/routes/_authed/alerts.tsx')
 const isAlertsSplit = (id: string) => /[?&]tsr-split/.test(id) && modulePath(id) === alertsRoute
+/** The owner's team screen: its own chunk, like the devices screen's. */
+const teamRoute = sourceFile('src/routes/_authed/team.tsx')
+const isTeamSplit = (id: string) => /[?&]tsr-split/.test(id) && modulePath(id) === teamRoute
 /** This browser's push subscription, which the signed-in layout loads on demand when alerts are allowed. */
 const pushSubscription = sourceFile('src/features/alerts/push-subscription.ts')
+/** The sales screen's machines section: its own chunk, loaded once the first figures show (decision 174). */
+const machinesSection = sourceFile('src/features/sales/machines/machines-section.tsx')
 /** Code the sales screen imports on demand, which only ever runs once `signed-in` has loaded. */
 const onDemandBySignedIn = [
   sourceFile('src/workers/bucket-feed.ts'),
@@ -47,6 +52,8 @@ const onDemandBySignedIn = [
   sourceFile('src/features/sales/export-csv.ts'),
   // The stores overview's query, which its route's loader asks for while the overview's chunk loads.
   sourceFile('src/features/stores/overview-live.ts'),
+  // The machines section, which the sales screen asks for once its first figures show.
+  machinesSection,
 ]
 /** Vite's preload helper, which every page's start needs (Rolldown's runtime keeps a file of its own). */
 const isPreloadHelper = (id: string) => /^\0vite\/preload-helper/.test(id)
@@ -152,14 +159,19 @@ export const codeSplitting: Rolldown.OutputOptions['codeSplitting'] = {
           isStoresSplit(id) ||
           isDevicesSplit(id) ||
           isAlertsSplit(id) ||
+          isTeamSplit(id) ||
           id === pushSubscription ||
           onDemandBySignedIn.includes(id),
       ),
     },
-    // The devices and the alerts screens: each route's loader, its screen and what only they load, in
-    // one file (the loader asks for the screen's query, which the screen reads next).
+    // The devices, the alerts and the team screens: each route's loader, its screen and what only they
+    // load, in one file (the loader asks for the screen's query, which the screen reads next). What the
+    // devices and the team screens share (lib/use-action.ts) is a small file of its own.
     { name: onlyLoadedBy(isDevicesSplit, 'devices') },
     { name: onlyLoadedBy(isAlertsSplit, 'alerts') },
+    { name: onlyLoadedBy(isTeamSplit, 'team') },
+    // The machines section and what only it loads (its rows, the tax export), in one file.
+    { name: onlyLoadedBy((id) => id === machinesSection, 'machines') },
     {
       // What every page needs at start, in one file rather than many small ones.
       name: 'app',

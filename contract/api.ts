@@ -2,6 +2,7 @@
 // The wire contract of docs/product.md §5. The server validates with these schemas; the web app
 // imports their types only (`import type`), so none of this reaches the browser bundle.
 import { type Static, Type } from 'typebox'
+import { MachineReport, MachineStateSchema, PaymentMethodSchema, TerminalStateSchema } from './machines.ts'
 
 export const ErrorBody = Type.Object({ message: Type.String() })
 export type ErrorBody = Static<typeof ErrorBody>
@@ -55,9 +56,15 @@ export const Store = Type.Object({
   /** Paths under the image base address; the first is the thumbnail. */
   images: Type.Array(Type.String()),
   role: Type.Optional(
-    Type.Union([Type.Literal('owner'), Type.Literal('staff')], {
+    Type.Union([Type.Literal('owner'), Type.Literal('manager'), Type.Literal('staff')], {
       description:
-        "Our server's addition: the user's role in the store. Only an owner manages the store's devices (the app shows the devices screen to owners only). Clients must not rely on it (other servers do not send it).",
+        "Our server's addition: the user's role in the store (docs/product.md §15). An owner runs the team; an owner or a manager manages the store's devices. Clients must not rely on it (other servers do not send it).",
+    }),
+  ),
+  showsMoney: Type.Optional(
+    Type.Literal(false, {
+      description:
+        "Our server's addition, sent only when false: the owner hides won amounts from this member (docs/product.md §15).",
     }),
   ),
 })
@@ -172,6 +179,13 @@ export const Device = Type.Object({
   /** Its clock minus the server's, in ms, from the `sentAt` of its last batch or heartbeat. */
   skewMs: Type.Union([Type.Integer(), Type.Null()]),
   revokedAt: Instant,
+  /** Our addition (docs/product.md §14): its payment terminal as it last said, and since when; null never said. */
+  terminal: Type.Union([TerminalStateSchema, Type.Null()]),
+  terminalSince: Instant,
+  /** Our addition: the machines whose last reported state came from it, by name. */
+  machines: Type.Array(
+    Type.Object({ machine: Type.String(), state: Type.Union([MachineStateSchema, Type.Null()]) }),
+  ),
 })
 export type Device = Static<typeof Device>
 export const DevicesAnswer = Type.Object({ devices: Type.Array(Device) })
@@ -198,6 +212,12 @@ export const Sale = Type.Object({
   id: Type.Union([Type.String(), Type.Integer()]),
   createdAt: Type.String(),
   amount: Type.Integer(),
+  /** Our addition (docs/product.md §14): the machine it was made on, 1–32 visible characters. */
+  machine: Type.Optional(Type.String()),
+  /** Our addition: how it was paid (`card`, `cash`, `coin`, `mobile`, `point`, `other`). */
+  method: Type.Optional(PaymentMethodSchema),
+  /** Our addition: for a refund (a negative amount), the `id` of the device's sale it refunds. */
+  refundOf: Type.Optional(Type.Union([Type.String(), Type.Integer()])),
 })
 export type Sale = Static<typeof Sale>
 
@@ -239,6 +259,13 @@ export const HeartbeatRequest = Type.Object({
   pending: Type.Integer({ minimum: 0, maximum: 100000000 }),
   /** Optional, as in a batch: the device's clock, for the skew. */
   sentAt: Type.Optional(Type.String({ maxLength: 40 })),
+  /** Our addition (docs/product.md §14): the states of the store's machines it watches, each named once (at most
+   * domain/machines.ts `maxMachinesPerHeartbeat`). */
+  machines: Type.Optional(Type.Array(MachineReport, { maxItems: 64 })),
+  /** Our addition: its payment terminal. */
+  terminal: Type.Optional(TerminalStateSchema),
+  /** Our addition: the payments that failed since its last heartbeat. */
+  failedPayments: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
 })
 export type HeartbeatRequest = Static<typeof HeartbeatRequest>
 
@@ -287,161 +314,7 @@ export const PushTestAnswer = Type.Object({
 })
 export type PushTestAnswer = Static<typeof PushTestAnswer>
 
-/** A time of day in Korea time, `HH:mm`. */
-const ClockTime = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$' })
+export * from './alerts.ts'
 
-export const QuietHours = Type.Object(
-  { start: ClockTime, end: ClockTime },
-  {
-    description:
-      'Korea time; a window may cross midnight (23:00–07:00, the default); start and end differ. Alerts due inside it are held in the list, not pushed.',
-  },
-)
-export type QuietHours = Static<typeof QuietHours>
-
-export const StoreAlertSettings = Type.Object({
-  storeId: Type.Integer(),
-  /** The store has gone unusually quiet. */
-  quiet: Type.Boolean(),
-  /** The store's devices stopped reporting. */
-  deviceOffline: Type.Boolean(),
-  /** The store is in the morning summary. */
-  morningSummary: Type.Boolean(),
-  quietHours: Type.Union([QuietHours, Type.Null()]),
-  /** Until when the store's alerts are snoozed (ISO 8601 in UTC), or null. */
-  snoozedUntil: Type.Union([Type.String(), Type.Null()]),
-})
-export type StoreAlertSettings = Static<typeof StoreAlertSettings>
-
-export const AlertSettingsAnswer = Type.Object({ stores: Type.Array(StoreAlertSettings) })
-export type AlertSettingsAnswer = Static<typeof AlertSettingsAnswer>
-
-/** One store's settings to change; what is left out stays. `snooze: true` snoozes it for 24 h from now, false ends the snooze. */
-export const AlertSettingsRequest = Type.Object(
-  {
-    storeId: Type.Integer({ minimum: 1, maximum: 2147483647 }),
-    quiet: Type.Optional(Type.Boolean()),
-    deviceOffline: Type.Optional(Type.Boolean()),
-    morningSummary: Type.Optional(Type.Boolean()),
-    quietHours: Type.Optional(Type.Union([QuietHours, Type.Null()])),
-    snooze: Type.Optional(Type.Boolean()),
-  },
-  { additionalProperties: false },
-)
-export type AlertSettingsRequest = Static<typeof AlertSettingsRequest>
-
-export const AlertKind = Type.Union([
-  Type.Literal('quiet'),
-  Type.Literal('deviceOffline'),
-  Type.Literal('morningSummary'),
-])
-export type AlertKind = Static<typeof AlertKind>
-
-export const Alert = Type.Object({
-  id: Type.Integer(),
-  /** The store it is about; null for the morning summary (all the user's stores). */
-  storeId: Type.Union([Type.Integer(), Type.Null()]),
-  kind: AlertKind,
-  title: Type.String(),
-  body: Type.String(),
-  /** `held`: due during quiet hours, kept in this list only; `sent`: pushed. */
-  state: Type.Union([Type.Literal('held'), Type.Literal('sent')]),
-  /** When it was raised (ISO 8601 in UTC). */
-  createdAt: Type.String(),
-  /** When it was pushed, or null. */
-  sentAt: Type.Union([Type.String(), Type.Null()]),
-})
-export type Alert = Static<typeof Alert>
-
-export const AlertsAnswer = Type.Object({ alerts: Type.Array(Alert) })
-export type AlertsAnswer = Static<typeof AlertsAnswer>
-
-/** A sum in won (refunds included) and a number of sales; the usual and prorated hours make them fractional. */
-const Totals = Type.Object({ sum: Type.Number(), count: Type.Number() })
-/**
- * One store in GET /api/v0/stores/overview (docs/product.md decisions 97–99): what the stores overview
- * shows, computed by the server with the app's own rules (src/figures/) from the store's records.
- */
-export const StoreOverview = Type.Object({
-  id: Type.Integer(),
-  /** Today (the UTC day) up to the answer's instant, the current hour whole. */
-  today: Totals,
-  /** The average of the same weekday of the 4 weeks before, up to the same time of day; null without data. */
-  usual: Type.Union([Totals, Type.Null()]),
-  /** The UTC month up to the answer's instant. */
-  month: Totals,
-  /** The month before up to the same elapsed time; null without data. */
-  previousMonth: Type.Union([Totals, Type.Null()]),
-  /** The latest sale of the current UTC year (ISO 8601 in UTC), as the app shows it; null without one. */
-  lastSaleAt: Instant,
-  /** The quiet-store rule: since when (ISO 8601 in UTC) and how many sales were usually expected meanwhile; null when not quiet. */
-  quiet: Type.Union([Type.Object({ since: Type.String(), expected: Type.Integer() }), Type.Null()]),
-  /** Paired devices not revoked, and those of them not heard from in 3 heartbeats (decision 71). */
-  devices: Type.Object({ total: Type.Integer(), offline: Type.Integer() }),
-})
-export type StoreOverview = Static<typeof StoreOverview>
-export const StoresOverviewAnswer = Type.Object({
-  /** The instant the figures were computed for (ISO 8601 in UTC). */
-  at: Type.String(),
-  /**
-   * Our addition for the live overview (decision 110): a token of what the overview shows of these
-   * figures (not of `at`); the same shown figures give the same token. Pass it as `after` to be
-   * answered when they would differ.
-   */
-  rev: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
-  /** The caller's stores, in the profile's order. */
-  stores: Type.Array(StoreOverview),
-})
-export type StoresOverviewAnswer = Static<typeof StoresOverviewAnswer>
-/** A held overview call that ends with the figures as `after` says (decision 110): keep them, ask again. */
-export const StoresOverviewUnchanged = Type.Object({
-  at: Type.String(),
-  rev: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
-  unchanged: Type.Literal(true),
-})
-export type StoresOverviewUnchanged = Static<typeof StoresOverviewUnchanged>
-/**
- * An event of the overview's stream asked with `stores=changed` (decision 151), after its first: only the
- * stores whose figures on screen changed since the event before, whose `rev` is `after`; the others stay
- * as that event had them. Never a held call's JSON answer, and never when the caller's stores changed.
- */
-export const StoresOverviewChanged = Type.Object({
-  at: Type.String(),
-  rev: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
-  after: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
-  stores: Type.Array(StoreOverview),
-})
-export type StoresOverviewChanged = Static<typeof StoresOverviewChanged>
-// The changed stores first: an answer of every store has no `after`, so it is never taken for one.
-export const StoresOverviewReply = Type.Union([
-  StoresOverviewChanged,
-  StoresOverviewAnswer,
-  StoresOverviewUnchanged,
-])
-export type StoresOverviewReply = Static<typeof StoresOverviewReply>
-export const StoresOverviewQuery = Type.Object({
-  after: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      maximum: Number.MAX_SAFE_INTEGER,
-      description:
-        "The `rev` of the overview the client shows: answered at once when it is not the current one's.",
-    }),
-  ),
-  wait: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      maximum: 25,
-      default: 0,
-      description:
-        'Seconds to hold the call while the figures stay as `after` says (0: answer at once); needs `after`.',
-    }),
-  ),
-  stores: Type.Optional(
-    Type.Literal('changed', {
-      description:
-        'Only for the stream (`Accept: text/event-stream`): each event after the first carries only the stores whose figures changed, with `after` the `rev` of the event before.',
-    }),
-  ),
-})
-export type StoresOverviewQuery = Static<typeof StoresOverviewQuery>
+// The stores overview's call (GET /api/v0/stores/overview) and its stream: contract/overview.ts.
+export * from './overview.ts'

@@ -9,6 +9,12 @@ export interface Sale {
   createdAt: string
   /** Whole won; negative for a refund. */
   amount: number
+  /** The machine it was made on (docs/product.md §14), when the input said. */
+  machine?: string
+  /** How it was paid (`card`, `cash`, `coin`, `mobile`, `point`, `other`), when the input said. */
+  method?: string
+  /** For a refund, the id of the sale it refunds, when the input said. */
+  refundOf?: string
 }
 
 export interface Batch {

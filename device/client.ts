@@ -39,6 +39,12 @@ export interface DeviceOptions {
   batchSales?: number
   /** The journal is compacted once it is this long (1 MiB by default). */
   compactBytes?: number
+  /**
+   * What each heartbeat also says of the store (`machines`, `terminal`: docs/product.md §14), read anew
+   * at each one; nothing when it answers undefined. A heartbeat the server refuses for it (400) is
+   * reported, and the device goes on.
+   */
+  storeReport?: () => Record<string, unknown> | undefined
   /** Pair over plain http with another machine (refused otherwise: `isPlainHttpElsewhere`). */
   allowHttp?: boolean
   /** How long acknowledged sales are kept to be sent again (7 days by default). */
@@ -179,8 +185,11 @@ export class Device {
     if (this.stopped) return
     const now = this.options.now ?? (() => new Date())
     const call = ++this.calls
-    const outcome = await this.api.heartbeat(this.identity.key, this.queue.length, now().toISOString())
-    if (outcome.kind === 'stop') this.refuse('heartbeat', outcome.status, outcome.message)
+    const store = this.options.storeReport?.()
+    const outcome = await this.api.heartbeat(this.identity.key, this.queue.length, now().toISOString(), store)
+    if (outcome.kind === 'stop' && outcome.status === 400 && store)
+      this.log(`heartbeat refused for what it said of the store: ${outcome.message}`)
+    else if (outcome.kind === 'stop') this.refuse('heartbeat', outcome.status, outcome.message)
     else if (outcome.kind === 'retry') this.log(`heartbeat failed: ${outcome.reason}`)
     else if (!this.stopped) this.observe(outcome.value.generation, call)
   }

@@ -173,10 +173,11 @@ export class DeviceApi {
     )
   }
 
-  heartbeat(key: string, pending: number, sentAt: string) {
+  /** `store`: what the heartbeat also says of the store (its machines, its terminal: docs/product.md §14). */
+  heartbeat(key: string, pending: number, sentAt: string, store: Record<string, unknown> = {}) {
     return this.call(
       '/device/heartbeat',
-      { body: JSON.stringify({ pending, sentAt }), headers: { authorization: `Bearer ${key}` } },
+      { body: JSON.stringify({ ...store, pending, sentAt }), headers: { authorization: `Bearer ${key}` } },
       async (response) => {
         await response.arrayBuffer()
         return { generation: response.headers.get(generationHeader) ?? undefined }

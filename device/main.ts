@@ -9,6 +9,7 @@
 //
 // `run` prints `taken <id>` on standard output for each sale once it is on disk (synced), and what it
 // does on standard error. It exits 2 when the server refuses the device (a revoked key, say).
+import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
 import { heartbeatMs, maxSalesPerBatch } from '../domain/devices.ts'
@@ -23,11 +24,18 @@ const usage = `usage:
   npm run device -- pair <code> [--server URL] [--dir DIR] [--allow-http]
   npm run device -- run [--dir DIR] [--server URL] [--allow-http] [--simulate [--per-day N] [--silent FROM-TO] [--speed N]]
                         [--exit-when-empty] [--heartbeat-s N] [--timeout-s N] [--retry-base-ms N] [--retry-max-ms N]
-                        [--batch N (most sales a batch, ≤ 500)] [--compact-kb N]
+                        [--batch N (most sales a batch, ≤ 500)] [--compact-kb N] [--machines FILE]
   npm run device -- status [--dir DIR]
 
 Standard input: one sale a line, {"id":"…","createdAt":"2026-11-25T09:15:00+09:00","amount":4000} or a
-bare amount (4000; -4000 is a refund); a missing id is a new UUID, a missing time is now.
+bare amount (4000; -4000 is a refund); a missing id is a new UUID, a missing time is now. A sale may
+also name its "machine" (1–32 characters), "method" (card, cash, coin, mobile, point, other) and, for a
+refund, "refundOf" (the id of the sale it refunds): {"id":"r1","amount":-4000,"refundOf":"s1"}.
+--machines FILE: a JSON file the store's controller rewrites, read at each heartbeat and sent with it:
+{"machines":[{"machine":"W1","kind":"washer","state":"running"},{"machine":"W2","state":"error","code":"E21"}],
+"terminal":"ok"} (or just the machines' array); no file, no such fields.
+--simulate: sales at a store's usual rhythm, each naming its machine and method (a refund about once a
+week); without --machines, each heartbeat says the simulated machines' states and terminal.
 --dir defaults to $DEVICE_DIR or ./device-data; --server to $DEVICE_SERVER or http://localhost:3000.
 --allow-http: talk to plain http on another machine (its key then travels readable); refused otherwise.`
 
@@ -42,6 +50,34 @@ function numberOption(value: string | undefined, name: string, fallback: number)
 }
 
 class UsageError extends Error {}
+
+/**
+ * The --machines file as the heartbeat's fields (docs/product.md §14): its `machines` and `terminal`, or
+ * an array as the machines; nothing while it is absent; an unreadable one is reported and sends nothing.
+ */
+function machinesFile(file: string) {
+  return (): Record<string, unknown> | undefined => {
+    let text: string
+    try {
+      text = readFileSync(file, 'utf8')
+    } catch {
+      return undefined
+    }
+    try {
+      const value: unknown = JSON.parse(text)
+      if (Array.isArray(value)) return { machines: value }
+      if (value && typeof value === 'object') {
+        const { machines, terminal } = value as Record<string, unknown>
+        return {
+          ...(machines === undefined ? {} : { machines }),
+          ...(terminal === undefined ? {} : { terminal }),
+        }
+      }
+    } catch {}
+    report(`${file}: not a JSON object or array; the heartbeat says nothing of the machines`)
+    return undefined
+  }
+}
 
 async function main(argv: string[]) {
   const { values, positionals } = parseArgs({
@@ -61,6 +97,7 @@ async function main(argv: string[]) {
       'retry-max-ms': { type: 'string' },
       batch: { type: 'string' },
       'compact-kb': { type: 'string' },
+      machines: { type: 'string' },
       'allow-http': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -109,6 +146,7 @@ async function main(argv: string[]) {
   // Warned about, not refused: a device paired over plain http before this rule has sent its key already,
   // and refusing now would only stop its sales after an update (pairing anew is refused without the flag).
   if (address && isPlainHttpElsewhere(address)) report(`warning: ${plainHttpWarning(address)}`)
+  let simulation: ReturnType<typeof simulate> | undefined
   const device = new Device(dir, {
     ...(server ? { server } : {}),
     log: report,
@@ -116,6 +154,8 @@ async function main(argv: string[]) {
     timeoutMs: numberOption(values['timeout-s'], 'timeout-s', 30) * 1000,
     batchSales: numberOption(values.batch, 'batch', maxSalesPerBatch),
     compactBytes: numberOption(values['compact-kb'], 'compact-kb', 1024) * 1024,
+    // The --machines file, else what the simulated store says (its machines, its terminal).
+    storeReport: values.machines ? machinesFile(values.machines) : () => simulation?.report(),
     retry: {
       baseMs: numberOption(values['retry-base-ms'], 'retry-base-ms', 1000),
       maxMs: numberOption(values['retry-max-ms'], 'retry-max-ms', 60_000),
@@ -127,7 +167,6 @@ async function main(argv: string[]) {
       process.stdout.write(`taken ${sale.id}${fresh.has(sale.id) ? '' : ' (already)'}\n`)
   }
 
-  let simulation: { stop(): void } | undefined
   if (values.simulate) {
     const silent = values.silent?.match(/^(\d{1,2})-(\d{1,2})$/)
     if (values.silent && !silent) throw new UsageError('--silent is FROM-TO, hours in Korea, e.g. 14-17')
@@ -137,7 +176,7 @@ async function main(argv: string[]) {
         speed: numberOption(values.speed, 'speed', 1),
         ...(silent ? { silent: [Number(silent[1]), Number(silent[2])] as [number, number] } : {}),
       },
-      (amount) => taken([{ id: crypto.randomUUID(), createdAt: new Date().toISOString(), amount }]),
+      taken,
     )
   }
 

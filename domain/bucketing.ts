@@ -9,57 +9,9 @@
 // is the worker's (src/workers/bucket-exact.ts), which it loads only for such an answer.
 import * as canonical from '../contract/usage-bytes.ts'
 import { decodeUsage, type LeadingSums } from '../contract/usage-compact.ts'
+import { finish } from './bucket-add.ts'
 import { type Buckets, emptyBuckets } from './buckets.ts'
 import { dayOfYear, daysInMonth, hourMs } from './calendar.ts'
-
-/**
- * Adds one valid record of the buckets' year, given its UTC hour index in the year (day of year × 24 +
- * hour) and its milliseconds since the year began. Only the hours are added to here; `finish` sums the
- * days, months and year from them. Both paths add and finish through these two, so they fill every
- * figure the same way.
- */
-export function add(b: Buckets, hour: number, msInYear: number, amount: number) {
-  b.hourSums[hour] = (b.hourSums[hour] as number) + amount
-  b.records++
-  if (amount > 0) {
-    b.hourCounts[hour] = (b.hourCounts[hour] as number) + 1
-    if (b.lastSaleAt === null || msInYear > b.lastSaleAt) b.lastSaleAt = msInYear
-  }
-}
-
-/**
- * Sums each day from its 24 hours, each month from its days and the year from its months (sums and
- * sales alike), and makes lastSaleAt, which holds milliseconds since the year began while bucketing,
- * an instant.
- */
-export function finish(b: Buckets): Buckets {
-  const { hourSums, hourCounts } = b
-  let hour = 0
-  for (let m = 0; m < 12; m++) {
-    const days = b.days[m] as number[]
-    const dayCounts = b.dayCounts[m] as number[]
-    let monthSum = 0
-    let monthCount = 0
-    for (let d = 0; d < days.length; d++) {
-      let sum = 0
-      let count = 0
-      for (const end = hour + 24; hour < end; hour++) {
-        sum += hourSums[hour] as number
-        count += hourCounts[hour] as number
-      }
-      days[d] = sum
-      dayCounts[d] = count
-      monthSum += sum
-      monthCount += count
-    }
-    b.months[m] = monthSum
-    b.monthCounts[m] = monthCount
-    b.total += monthSum
-    b.sales += monthCount
-  }
-  if (b.lastSaleAt !== null) b.lastSaleAt += Date.UTC(b.year, 0, 1)
-  return b
-}
 
 const ascii = (text: string) => Uint8Array.from(text, (char) => char.charCodeAt(0))
 const answerStart = ascii(canonical.answerStart)

@@ -4,6 +4,7 @@
 // after it (a checksum); an answer is merged only onto the revision it was asked after, so a duplicate
 // or late delivery changes nothing. Pure: the server can run it too.
 import type { UsageChange } from '../contract/api.ts'
+import { add, sumHours } from './bucket-add.ts'
 import type { Buckets } from './buckets.ts'
 import { hourMs, yearStart } from './calendar.ts'
 
@@ -47,33 +48,17 @@ export function mergeChanges(buckets: Buckets, rev: number, after: number, answe
   // A copy (the kept buckets are the cache's, shared with the screen), changed in place.
   const next = structuredClone(buckets)
   const start = yearStart(buckets.year)
-  const add = (list: number[], at: number, value: number) => {
-    list[at] = (list[at] as number) + value
-  }
   for (const { op, createdAt, amount } of changes) {
     const at = Date.parse(createdAt)
     if (!Number.isFinite(at) || !Number.isFinite(amount)) return 'refetch'
     if (new Date(at).getUTCFullYear() !== buckets.year) continue
     const sign = op === 'del' ? -1 : 1
-    const sale = amount > 0 ? sign : 0
-    const sum = sign * amount
     // The latest sale removed: the one before it is unknown without the records (epoch ms: never below 0).
-    if (sale < 0 && at >= (next.lastSaleAt ?? -1)) return 'refetch'
-    const date = new Date(at)
-    const m = date.getUTCMonth()
-    const d = date.getUTCDate() - 1
-    const hour = Math.floor((at - start) / hourMs)
-    add(next.hourSums, hour, sum)
-    add(next.hourCounts, hour, sale)
-    add(next.days[m] as number[], d, sum)
-    add(next.dayCounts[m] as number[], d, sale)
-    add(next.months, m, sum)
-    add(next.monthCounts, m, sale)
-    next.total += sum
-    next.sales += sale
-    next.records += sign
-    if (sale > 0 && at > (next.lastSaleAt ?? -1)) next.lastSaleAt = at
+    if (sign < 0 && amount > 0 && at >= (next.lastSaleAt ?? -1)) return 'refetch'
+    add(next, Math.floor((at - start) / hourMs), at, amount, sign)
   }
+  // The days, months and year from the changed hours, as a bucketing sums them.
+  sumHours(next)
   if (
     (answer.count !== undefined && answer.count !== next.records) ||
     (answer.sum !== undefined && answer.sum !== next.total)

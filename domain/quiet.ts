@@ -1,72 +1,41 @@
 // Is a store unusually quiet right now? A store that normally sells every few minutes at this hour and
 // weekday, and has sold nothing for hours, is almost certainly broken (a dead kiosk or card terminal).
-// The rule, from the store's own history only (sale counts per UTC day and hour, as the buckets keep
-// them), in one place for every screen that shows it:
+// The rule (docs/product.md §2.5), from the store's own history only (sale counts per UTC day and hour,
+// as the buckets keep them), in one place for every screen that shows it and for the server's alerts:
 //
-// - The quiet span runs from the last sale, or from the start of today (UTC) when the last sale was
-//   before today, up to now: never a warning about a day before today.
-// - The expected number of sales in that span is, hour by hour (the current hour prorated), the average
-//   sale count of the same weekday and hour over the previous HISTORY_WEEKS weeks.
-// - Only weeks the store already had (its first sale on or before that day) are averaged; with fewer
-//   than MIN_HISTORY_WEEKS of them the rule says nothing: too little history to know what is usual.
-// - The store is quiet when at least MIN_EXPECTED_SALES sales were expected in the span and none came.
-// - Offline the rule says nothing: we do not know what happened since the figures were fetched.
+// - The evidence is the sales the store's model (quiet-model.ts: its shape × its recent level) expected
+//   since its last sale, however long ago: it resets only on a sale, not at the start of a day.
+// - The store is quiet when the evidence reaches its own threshold (the model's: where its history
+//   says such a silence comes at most about once a month), and no sale came.
+// - No model (fewer than MIN_HISTORY_WEEKS weeks or MIN_SALES sales of history), no sale in the
+//   history, or offline (we do not know what happened since the figures were fetched): nothing is said.
 //
-// The history is the one "the usual" reads (usual.ts: the store's years held, each hour found in its
-// year's buckets, the same weekday weeks before). Pure like it: no DOM, no React, nothing kept, no
-// clock (`now` is a parameter), so the server can run the very same rule for its alerts.
+// Pure like the model: no DOM, no React, nothing kept, no clock (`now` is a parameter).
 import type { Buckets } from './buckets.ts'
-import { hourMs, startOfDay, yearOf, yearStart } from './calendar.ts'
-import { type History, hourOfYear, storeHistory, weeksBefore, yearHolding } from './usual.ts'
+import { dayMs, hourMs, startOfDay, yearOf } from './calendar.ts'
+import { expectedBetween, type HourlyHistory, type QuietModel, quietModel } from './quiet-model.ts'
+import { type History, hourOfYear, storeHistory, yearHolding } from './usual.ts'
 
-/** How many previous weeks of the same weekday make the usual. */
-export const HISTORY_WEEKS = 8
-/** With fewer weeks of history than this, nothing is said. */
-export const MIN_HISTORY_WEEKS = 4
-/**
- * At least this many sales must have been expected, and none have come, to call a store quiet. Set by
- * the calibration (bench/calibration.ts, docs/product.md decision 125): a year of the demo stores with
- * injected outages gives at most 1 false alert a store and month at 12 (at 3 the busiest store had
- * about 290 a month: a Poisson store misses 3 expected sales about once in 20 gaps). A store alerts
- * after about 12 of its usual sales' time: within the hour at 12 sales an hour, later when sparser.
- */
-export const MIN_EXPECTED_SALES = 12
+export {
+  HISTORY_WEEKS,
+  type HourlyHistory,
+  MAX_EXPECTED_SALES,
+  MIN_EXPECTED_SALES,
+  MIN_HISTORY_WEEKS,
+  type QuietModel,
+  quietModel,
+} from './quiet-model.ts'
 
-/** What the rule reads of one year's buckets. */
-export interface HourlyHistory {
-  year: number
-  /** Sale counts per UTC day of the year and hour: index = day of year (0-based) × 24 + hour. */
-  hourCounts: number[]
-}
+/** Stores selling fewer sales a day than this get no quiet push: a note in the morning summary instead. */
+export const QUIET_PUSH_SALES_PER_DAY = 20
 
 export interface QuietStore {
-  /** The instant (epoch ms) the quiet span began: the last sale, or the start of today (UTC) when it was before today. */
+  /** The instant (epoch ms) of the last sale: the quiet span began then. */
   since: number
   /** Whole hours since the quiet span began (at least 1 when shown). */
   quietHours: number
   /** Sales usually made in that span, rounded. */
   expectedSales: number
-}
-
-/** The sale count of the UTC hour an instant falls in, or undefined when the history does not hold its year. */
-function countAt(history: History<HourlyHistory>, at: number): number | undefined {
-  const buckets = yearHolding(history, at)
-  if (!buckets) return undefined
-  return buckets.hourCounts[hourOfYear(at)] ?? 0
-}
-
-/** The instant of the first hour with a sale in the history, or null when there is none. */
-function firstSaleHour(history: History<HourlyHistory>): number | null {
-  let first: number | null = null
-  for (const buckets of history) {
-    if (!buckets) continue
-    const { year, hourCounts } = buckets
-    const index = hourCounts.findIndex((count) => count > 0)
-    if (index < 0) continue
-    const at = yearStart(year) + index * hourMs
-    if (first === null || at < first) first = at
-  }
-  return first
 }
 
 /** Whole hours of a quiet span from `since` to `nowMs` (at least 1). */
@@ -76,44 +45,32 @@ export const quietHoursSince = (since: number, nowMs: number) =>
 /**
  * Whether the store is unusually quiet at `now`, and how; null when it is not, or when the rule cannot
  * tell (offline, too little history). `history` holds the store's buckets for this year and, early in
- * a year, the previous one; `lastSaleAt` is the instant of its last sale (null: none in them).
+ * a year, the previous one; `lastSaleAt` is the instant of its last sale (null: none in them). `model`,
+ * when given, is the store's model for now's UTC day (quietModel), kept by a caller that asks often.
  */
 export function quietStore({
   history,
   lastSaleAt,
   now,
   online,
+  model,
 }: {
   history: History<HourlyHistory>
   lastSaleAt: number | null
   now: Date
   online: boolean
+  model?: QuietModel | null
 }): QuietStore | null {
-  if (!online) return null
+  if (!online || lastSaleAt === null) return null
   const nowMs = now.getTime()
-  const startOfToday = startOfDay(nowMs)
-  const from = Math.max(lastSaleAt ?? startOfToday, startOfToday)
-  if (from >= nowMs) return null
-  const firstSale = firstSaleHour(history)
-  if (firstSale === null) return null
-  // The weeks the store already had, counted on today's weekday.
-  const weeks = Array.from({ length: HISTORY_WEEKS }, (_, index) => index + 1).filter(
-    (weeksBack) => weeksBefore(startOfToday, weeksBack) >= startOfDay(firstSale),
-  )
-  if (weeks.length < MIN_HISTORY_WEEKS) return null
-
-  let expected = 0
-  for (let hour = Math.floor(from / hourMs) * hourMs; hour < nowMs; hour += hourMs) {
-    // The part of this hour inside the span [from, now).
-    const share = (Math.min(hour + hourMs, nowMs) - Math.max(hour, from)) / hourMs
-    let sum = 0
-    for (const weeksBack of weeks) sum += countAt(history, weeksBefore(hour, weeksBack)) ?? 0
-    expected += (sum / weeks.length) * share
-  }
-  if (expected < MIN_EXPECTED_SALES) return null
+  if (lastSaleAt >= nowMs) return null
+  const usual = model === undefined ? quietModel(history, startOfDay(nowMs)) : model
+  if (!usual) return null
+  const expected = expectedBetween(usual, lastSaleAt, nowMs)
+  if (expected < usual.threshold) return null
   return {
-    since: from,
-    quietHours: quietHoursSince(from, nowMs),
+    since: lastSaleAt,
+    quietHours: quietHoursSince(lastSaleAt, nowMs),
     expectedSales: Math.round(expected),
   }
 }
@@ -128,6 +85,7 @@ export function quietStoreOf(
   previous: Buckets | undefined,
   now: Date,
   current: boolean,
+  model?: QuietModel | null,
 ): QuietStore | null {
   if (buckets.year !== yearOf(now.getTime())) return null
   const history = storeHistory(buckets, previous)
@@ -137,9 +95,42 @@ export function quietStoreOf(
     lastSaleAt: buckets.lastSaleAt ?? history[1]?.lastSaleAt ?? null,
     now,
     online: current,
+    model,
   })
 }
 
-/** `2시간째 결제 없음 · 평소 이 시간 약 14건` */
-export const quietStoreText = ({ quietHours, expectedSales }: QuietStore) =>
-  `${quietHours}시간째 결제 없음 · 평소 이 시간 약 ${expectedSales}건`
+/**
+ * The quiet spells of a UTC day, from its hourly counts (what the morning summary says of a store too
+ * small for a quiet push): the runs of hours without a sale whose expected sales, by the model of that
+ * day, reach its threshold. A run counts once; one begun the day before counts when it reaches the
+ * threshold that day. Null without a model.
+ */
+export function quietSpellsOn(
+  history: History<HourlyHistory>,
+  day: number,
+  model: QuietModel | null = quietModel(history, day),
+): number | null {
+  if (!model) return null
+  let evidence = 0
+  let spells = 0
+  // From the day before, so a silence running into the day counts from its start.
+  for (let hour = day - dayMs; hour < day + dayMs; hour += hourMs) {
+    const count = yearHolding(history, hour)?.hourCounts[hourOfYear(hour)]
+    if (count === undefined) return null
+    if (count > 0) {
+      evidence = 0
+      continue
+    }
+    const before = evidence
+    evidence += expectedBetween(model, hour, hour + hourMs)
+    if (hour >= day && before < model.threshold && evidence >= model.threshold) spells++
+  }
+  return spells
+}
+
+/** `2시간째 결제 없음 · 평소 이 시간 약 14건`; a span of a day or more counts its days (`1일 3시간째`). */
+export function quietStoreText({ quietHours, expectedSales }: QuietStore) {
+  const span =
+    quietHours < 24 ? `${quietHours}시간` : `${Math.floor(quietHours / 24)}일 ${quietHours % 24}시간`
+  return `${span}째 결제 없음 · 평소 이 시간 약 ${expectedSales}건`
+}

@@ -1,6 +1,8 @@
 // A batch's sales checked one by one (docs/product.md §11): each bad sale is rejected by itself with a
 // Korean message, and the good ones go on to be stored. Pure: no database, no library, the clock handed
-// in. The batch's own limits are devices.ts's.
+// in. The batch's own limits are devices.ts's; a sale's machine, payment method and refunded sale are
+// §14's (whether a refund's original exists is the database's: server/devices/ingest.ts).
+import { isMachineName, type PaymentMethod, paymentMethods } from './machines.ts'
 
 export const maxAmount = 10_000_000
 /** How far ahead of the server's clock a sale may be dated (a device's clock runs a little fast). */
@@ -16,7 +18,16 @@ export const saleMessages = {
   createdAtNoOffset: '시각(createdAt)에 오프셋이 없습니다: Z나 +09:00처럼 붙여 주세요.',
   createdAtRange: '시각(createdAt)은 2000년부터 2100년 사이여야 합니다.',
   createdAtFuture: '시각(createdAt)이 서버 시각보다 5분 넘게 앞섭니다. 기기의 시계를 확인해 주세요.',
-  otherSale: '이 기기가 같은 id로 다른 매출(시각이나 금액이 다른)을 이미 보냈습니다.',
+  otherSale:
+    '이 기기가 같은 id로 다른 매출(시각, 금액, 기계, 결제 수단이나 환불 대상이 다른)을 이미 보냈습니다.',
+  machine: '기계(machine)는 보이는 문자 1~32자의 문자열이어야 합니다 (예: W3, 건조기2).',
+  method: '결제 수단(method)은 card, cash, coin, mobile, point, other 중 하나여야 합니다.',
+  refundOf: '환불 대상(refundOf)은 id와 같은 규칙의 문자열이나 0 이상의 정수여야 합니다.',
+  refundOfNotRefund: '환불 대상(refundOf)은 금액(amount)이 음수인 환불에만 붙일 수 있습니다.',
+  refundUnknown:
+    '환불 대상(refundOf)인 매출이 없습니다: 이 기기가 먼저 보낸 매출(같은 묶음이면 앞에 있는 매출)이어야 합니다.',
+  refundOfRefund: '환불 대상(refundOf)이 환불입니다: 환불은 매출에만 할 수 있습니다.',
+  refundTooLarge: '환불 금액이 남은 매출 금액보다 큽니다: 한 매출의 환불은 모두 합쳐 그 매출 금액까지입니다.',
 } as const
 
 export interface GoodSale {
@@ -25,6 +36,11 @@ export interface GoodSale {
   /** ISO 8601 in UTC, to the millisecond (what the database keeps). */
   createdAt: string
   amount: number
+  /** The machine it was made on (domain/machines.ts), null when not said. */
+  machine: string | null
+  method: PaymentMethod | null
+  /** For a refund, the stored id (as `id`) of the sale it refunds; null when not said. */
+  refundOf: string | null
   /** The id as the device sent it, for its answer. */
   sentId: string | number
 }
@@ -102,6 +118,32 @@ function saleId(id: unknown): string | null {
     : null
 }
 
+type Fields = Pick<GoodSale, 'machine' | 'method' | 'refundOf'>
+
+/** A sale's optional machine, method and refunded sale (docs/product.md §14), or why not. */
+function checkFields(sale: Record<string, unknown>, amount: number): Fields | string {
+  const { machine, method, refundOf } = sale
+  if (machine !== undefined && !isMachineName(machine)) return saleMessages.machine
+  if (method !== undefined && !(paymentMethods as readonly unknown[]).includes(method))
+    return saleMessages.method
+  const original = refundOf === undefined ? null : saleId(refundOf)
+  if (refundOf !== undefined && original === null) return saleMessages.refundOf
+  if (original !== null && amount >= 0) return saleMessages.refundOfNotRefund
+  return {
+    machine: (machine as string | undefined) ?? null,
+    method: (method as PaymentMethod | undefined) ?? null,
+    refundOf: original,
+  }
+}
+
+/** Whether two sales under one id are the same sale: every field the device sent alike. */
+export const sameSale = (a: Omit<GoodSale, 'sentId'>, b: Omit<GoodSale, 'sentId'>) =>
+  a.createdAt === b.createdAt &&
+  a.amount === b.amount &&
+  a.machine === b.machine &&
+  a.method === b.method &&
+  a.refundOf === b.refundOf
+
 export function checkSales(sales: unknown[], now: Date): CheckedSales {
   const good: GoodSale[] = []
   const rejected: Rejected[] = []
@@ -134,10 +176,21 @@ export function checkSales(sales: unknown[], now: Date): CheckedSales {
       reject(createdAt)
       continue
     }
-    const checked = { id, createdAt: createdAt.toISOString(), amount, sentId: rawId as string | number }
+    const fields = checkFields(sale as Record<string, unknown>, amount)
+    if (typeof fields === 'string') {
+      reject(fields)
+      continue
+    }
+    const checked = {
+      id,
+      createdAt: createdAt.toISOString(),
+      amount,
+      ...fields,
+      sentId: rawId as string | number,
+    }
     const earlier = seen.get(id)
     if (earlier) {
-      if (earlier.createdAt === checked.createdAt && earlier.amount === amount) repeated++
+      if (sameSale(earlier, checked)) repeated++
       else reject(saleMessages.otherSale)
       continue
     }

@@ -29,14 +29,16 @@ import { restoreSnapshot } from './db/snapshot-restore.ts'
 import { writeSnapshot } from './db/snapshots.ts'
 import { listDevices, revokeAllDevices, revokeDevice } from './devices/registry.ts'
 import { secureDataDir } from './files.ts'
+import { failureLine, lastMessageFailures } from './messages/failures.ts'
 
 export const usage = `Usage: npm run admin -- <command>
 
   list                                        users (with their stores) and stores
   add-user <phone> <name> [--image <file>]    register a user who may sign in
   add-store <name> [--image <file>]...        add a store; the first image is its thumbnail
-  grant <phone> <storeId> [--role owner|staff]   let a user see a store (default role: staff)
-  revoke <phone> <storeId>                    take that away
+  grant <phone> <storeId> [--role owner|manager|staff]
+                                              let a user see a store (default role: staff)
+  revoke <phone> <storeId>                    take that away (both in the store's team log)
   sign-out <phone>                            end every sign-in of a user (running servers refuse
                                               their tokens within 5 seconds) and their known devices
   remove-user <phone>                         delete a user, their store access, sign-ins and known devices
@@ -50,6 +52,8 @@ export const usage = `Usage: npm run admin -- <command>
   devices <storeId>                           a store's devices: paired, last seen, revoked
   revoke-device <storeId> <deviceId|all>      revoke one device of the store, or all of them, for good
                                               (its key is refused at once; its sales are kept)
+  messages [--limit <n>]                      the last messages the SMS/알림톡 provider refused or that
+                                              failed (default 20, newest first): why, its code, to whom (masked)
   restore <snapshot file>                     put a snapshot back as the embedded database
                                               (server stopped; the replaced one is kept aside)`
 
@@ -84,6 +88,7 @@ export async function runAdmin(argv: string[], { db, imageDir, print }: AdminCon
       image: { type: 'string', multiple: true },
       role: { type: 'string' },
       source: { type: 'string' },
+      limit: { type: 'string' },
     },
   })
   const [command, ...args] = positionals
@@ -119,7 +124,8 @@ export async function runAdmin(argv: string[], { db, imageDir, print }: AdminCon
       const [phone, store] = args
       const role = (values.role ?? 'staff') as Role
       if (!phone) throw new UsageError('grant needs <phone> <storeId>')
-      if (role !== 'owner' && role !== 'staff') throw new UsageError('--role is owner or staff')
+      if (role !== 'owner' && role !== 'manager' && role !== 'staff')
+        throw new UsageError('--role is owner, manager or staff')
       await grant(db, phone, storeIdArg(store), role)
       print(`${phone} may now see store ${store} (${role})`)
       return 0
@@ -206,13 +212,21 @@ export async function runAdmin(argv: string[], { db, imageDir, print }: AdminCon
       print(`store ${storeId}: device ${deviceId} revoked`)
       return 0
     }
+    case 'messages': {
+      const limit = Number(values.limit ?? 20)
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit is 1 to 1000')
+      const rows = await lastMessageFailures(db, limit)
+      if (rows.length === 0) print('no message failures')
+      for (const row of rows) print(failureLine(row))
+      return 0
+    }
     default:
       throw new UsageError(command ? `unknown command: ${command}` : 'no command')
   }
 }
 
 /** Commands that only read; every other one is followed by a snapshot of the embedded database. */
-const readOnly = new Set(['list', undefined])
+const readOnly = new Set(['list', 'messages', undefined])
 
 async function main() {
   const config = readConfig()

@@ -52,6 +52,8 @@ export interface AppOptions {
   pushTransport?: (keys: VapidKeys, subject: string) => PushTransport
   /** How often the alert rules are evaluated (server/alerts/schedule.ts); 0: never by itself (tests call it). */
   alertsEveryMs?: number
+  /** How a 알림톡 that failed is tried again (tests shorten it). */
+  messageRetry?: { attempts: number; firstDelayMs: number }
 }
 
 export async function buildApp({
@@ -66,6 +68,7 @@ export async function buildApp({
   sendStallMs = defaultStallMs,
   pushTransport = (keys, subject) => webPushTransport({ keys, subject }),
   alertsEveryMs = 60_000,
+  messageRetry,
 }: AppOptions) {
   const app = Fastify(serverOptions(config, logStream)).withTypeProvider<TypeBoxTypeProvider>()
   answerServerRefusals(app.server)
@@ -82,7 +85,7 @@ export async function buildApp({
   await app.register(storeAccessPlugin)
   await app.register(storesOverviewPlugin)
   await app.register(pushPlugin, { transport: pushTransport })
-  await app.register(alertsPlugin, { everyMs: alertsEveryMs })
+  await app.register(alertsPlugin, { everyMs: alertsEveryMs, messageRetry })
   await app.register(sweepPlugin)
   await app.register(livePlugin, { database, pollMs: livePollMs, streamHeartbeatMs })
   await app.register(usageCachePlugin)

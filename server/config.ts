@@ -7,6 +7,7 @@ import ipaddr from 'ipaddr.js'
 import { type Static, Type } from 'typebox'
 import { Value } from 'typebox/value'
 import { embeddedFolderName, isBesideEmbedded } from './db/data-names.ts'
+import { messagesEnv, readMessages } from './messages/config.ts'
 
 const Int = (fallback: number, minimum: number, maximum = Number.MAX_SAFE_INTEGER) =>
   Type.Integer({ default: fallback, minimum, maximum })
@@ -23,9 +24,13 @@ const EnvSchema = Type.Object({
   SEED_DEMO: Type.Enum(['0', '1'], { default: '1' }),
   // With demo data, a live demo device per demo store (server/demo-live.ts); 0 keeps the database still.
   DEMO_LIVE: Type.Enum(['0', '1'], { default: '1' }),
-  SMS_PROVIDER: Type.Enum(['console', 'webhook'], { default: 'console' }),
+  SMS_PROVIDER: Type.Enum(['console', 'webhook', 'solapi'], { default: 'console' }),
   SMS_WEBHOOK_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   SMS_WEBHOOK_SECRET: Type.Optional(Type.String({ minLength: 16 })),
+  // The app's address as the team's invites name it in their SMS (docs/operations.md); by default the
+  // address the owner's own request came to.
+  APP_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+  ...messagesEnv,
   TRUST_PROXY: Type.String({ default: '0', minLength: 1 }),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
   CODE_TTL_SECONDS: Int(180, 30, 3600),
@@ -322,12 +327,15 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env) {
   const snapshotDir = path.resolve(env.SNAPSHOT_DIR ?? path.join(dataDir, 'snapshots'))
   refuseServedSecrets({ IMAGE_DIR: imageDir, WEB_DIR: webDir }, dataDir, snapshotDir)
   const tls = readTls(env.TLS_CERT_FILE, env.TLS_KEY_FILE)
+  const messages = readMessages(env)
+  if (typeof messages === 'string') throw new ConfigError(`Invalid configuration:\n  ${messages}`)
   return {
     production,
     port: env.PORT,
     host: env.HOST,
     dataDir,
     databaseUrl: env.DATABASE_URL,
+    appUrl: env.APP_URL,
     imageDir,
     webDir,
     /** Snapshots of the embedded database (unused with PostgreSQL). */
@@ -348,7 +356,11 @@ export function readConfig(source: NodeJS.ProcessEnv = process.env) {
             url: env.SMS_WEBHOOK_URL ?? '',
             secret: env.SMS_WEBHOOK_SECRET ?? '',
           }
-        : { provider: 'console' as const },
+        : env.SMS_PROVIDER === 'solapi'
+          ? { provider: 'solapi' as const }
+          : { provider: 'console' as const },
+    /** SMS and 알림톡 through SOLAPI (server/messages/). */
+    messages,
     trustProxy,
     /** HTTPS with HTTP/2 and HTTP/1.1 (TLS_CERT_FILE and TLS_KEY_FILE); plain HTTP/1.1 when not given. */
     tls,

@@ -8,6 +8,7 @@
 // item at a time (a device's batch of sales, where one bad sale must not refuse the good ones).
 import AjvCompiler from '@fastify/ajv-compiler'
 import type { FastifySchemaValidationError } from 'fastify/types/schema.d.ts'
+import { ApiError } from './errors.ts'
 
 type Validate = ((data: unknown) => boolean) & { errors?: FastifySchemaValidationError[] | null }
 
@@ -90,3 +91,13 @@ export const buildValidator = ((externalSchemas: never, options: never) => {
   return (definition: unknown) =>
     refuseNonFinite(compile(definition), (definition as { schema?: Schema } | undefined)?.schema)
 }) as unknown as ReturnType<typeof AjvCompiler>
+
+/**
+ * An owner's name for something of the store (a device, a machine) as kept: trimmed; a control character
+ * or an unpaired surrogate, which the database keeps neither of, is a 400 with `message`.
+ */
+export function keptName(name: string, message: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: they are what is refused
+  if (/[\u0000-\u001f\u007f]/.test(name) || /\p{Cs}/u.test(name)) throw new ApiError(400, message)
+  return name.trim()
+}

@@ -15,6 +15,7 @@ import { Route as AuthedIndexRouteImport } from './routes/_authed/index'
 import { Route as AuthedAlertsRouteImport } from './routes/_authed/alerts'
 import { Route as AuthedDevicesRouteImport } from './routes/_authed/devices'
 import { Route as AuthedStoresRouteImport } from './routes/_authed/stores'
+import { Route as AuthedTeamRouteImport } from './routes/_authed/team'
 
 const AuthedRoute = AuthedRouteImport.update({
   id: '/_authed',
@@ -45,6 +46,11 @@ const AuthedStoresRoute = AuthedStoresRouteImport.update({
   path: '/stores',
   getParentRoute: () => AuthedRoute,
 } as any)
+const AuthedTeamRoute = AuthedTeamRouteImport.update({
+  id: '/team',
+  path: '/team',
+  getParentRoute: () => AuthedRoute,
+} as any)
 
 export interface FileRoutesByFullPath {
   '/': typeof AuthedIndexRoute
@@ -52,12 +58,14 @@ export interface FileRoutesByFullPath {
   '/alerts': typeof AuthedAlertsRoute
   '/devices': typeof AuthedDevicesRoute
   '/stores': typeof AuthedStoresRoute
+  '/team': typeof AuthedTeamRoute
 }
 export interface FileRoutesByTo {
   '/login': typeof LoginRoute
   '/alerts': typeof AuthedAlertsRoute
   '/devices': typeof AuthedDevicesRoute
   '/stores': typeof AuthedStoresRoute
+  '/team': typeof AuthedTeamRoute
   '/': typeof AuthedIndexRoute
 }
 export interface FileRoutesById {
@@ -67,13 +75,14 @@ export interface FileRoutesById {
   '/_authed/alerts': typeof AuthedAlertsRoute
   '/_authed/devices': typeof AuthedDevicesRoute
   '/_authed/stores': typeof AuthedStoresRoute
+  '/_authed/team': typeof AuthedTeamRoute
   '/_authed/': typeof AuthedIndexRoute
 }
 export interface FileRouteTypes {
   fileRoutesByFullPath: FileRoutesByFullPath
-  fullPaths: '/' | '/login' | '/alerts' | '/devices' | '/stores'
+  fullPaths: '/' | '/login' | '/alerts' | '/devices' | '/stores' | '/team'
   fileRoutesByTo: FileRoutesByTo
-  to: '/login' | '/alerts' | '/devices' | '/stores' | '/'
+  to: '/login' | '/alerts' | '/devices' | '/stores' | '/team' | '/'
   id:
     | '__root__'
     | '/_authed'
@@ -81,6 +90,7 @@ export interface FileRouteTypes {
     | '/_authed/alerts'
     | '/_authed/devices'
     | '/_authed/stores'
+    | '/_authed/team'
     | '/_authed/'
   fileRoutesById: FileRoutesById
 }
@@ -133,6 +143,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthedStoresRouteImport
       parentRoute: typeof AuthedRoute
     }
+    '/_authed/team': {
+      id: '/_authed/team'
+      path: '/team'
+      fullPath: '/team'
+      preLoaderRoute: typeof AuthedTeamRouteImport
+      parentRoute: typeof AuthedRoute
+    }
   }
 }
 
@@ -140,6 +157,7 @@ interface AuthedRouteChildren {
   AuthedAlertsRoute: typeof AuthedAlertsRoute
   AuthedDevicesRoute: typeof AuthedDevicesRoute
   AuthedStoresRoute: typeof AuthedStoresRoute
+  AuthedTeamRoute: typeof AuthedTeamRoute
   AuthedIndexRoute: typeof AuthedIndexRoute
 }
 
@@ -147,6 +165,7 @@ const AuthedRouteChildren: AuthedRouteChildren = {
   AuthedAlertsRoute: AuthedAlertsRoute,
   AuthedDevicesRoute: AuthedDevicesRoute,
   AuthedStoresRoute: AuthedStoresRoute,
+  AuthedTeamRoute: AuthedTeamRoute,
   AuthedIndexRoute: AuthedIndexRoute,
 }
 

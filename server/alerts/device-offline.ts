@@ -1,63 +1,59 @@
-// The device rule: a store's devices offline (docs/product.md §12, decision 104). Devices of a store that
-// drop together make one alert for the store; a device alone (others still heard) is reported a
-// heartbeat after it counts as offline, so that devices dropping within a heartbeat of each other make
-// that one store alert and not several.
-import { deviceOfflineAlert } from '../../domain/alert-texts.ts'
+// The device rule (docs/product.md §12, decisions 180–181): one alert a store outage (outages.ts), not
+// one a device, naming the devices unheard; recorded for each member once the outage lasted the
+// member's own `deviceOfflineMinutes` (5–30, 10 by default), so that a device back within them pushes
+// nothing. A store whose devices dropped 3 times within an hour is flapping: one `연결이 불안정합니다` alert
+// for the chain of outages, at once, instead of an alert each.
+import { deviceOfflineAlert, deviceUnstableAlert } from '../../domain/alert-texts.ts'
 import { isOffline } from '../../domain/devices.ts'
+import { flappingOf } from './outages.ts'
 import type { Candidate, DeviceState, StoreState } from './store-state.ts'
-
-/** How long after it counts as offline a device alone is reported. */
-export const singleDeviceGraceMs = 60_000
-
-export interface DeviceAlert {
-  storeId: number
-  episode: string
-  /** The device not answering (by its name), or every device of the store (their number). */
-  silent: { device: string } | { devices: number }
-  /** When the outage began: the latest heartbeat of the devices it is about. */
-  since: number
-}
 
 /** Whether a device of the store is offline at `now` (then its sales cannot arrive: no quiet alert). */
 export const anyOffline = (devices: DeviceState[], now: number) =>
   devices.some((device) => isOffline(device.seenAt, now))
 
-/**
- * The device alerts of one store at `now`: one for the store when every paired device is offline (the
- * episode: the latest of their heartbeats, which stays put while they all are), else one per device
- * offline for a heartbeat longer than the offline rule (its episode: its own last heartbeat).
- */
-export function deviceAlerts(storeId: number, devices: DeviceState[], now: number): DeviceAlert[] {
-  if (devices.length === 0) return []
-  const offline = devices.filter((device) => isOffline(device.seenAt, now))
-  if (offline.length === devices.length) {
-    const since = Math.max(...devices.map((device) => device.seenAt))
+/** The outage alert's episode: its start. */
+export const outageEpisode = (since: number) => `store:${new Date(since).toISOString()}`
+
+/** How the alert names the devices unheard at `now`: one by its name (and how many more), or all by their number, and since when. */
+export function silentOf(devices: DeviceState[], now: number) {
+  const silent = devices.filter((device) => isOffline(device.seenAt, now))
+  if (silent.length === 0) return null
+  const [first] = silent as [DeviceState, ...DeviceState[]]
+  const seen = silent.map((device) => device.seenAt)
+  // Every device: since the last of them was heard; else since the first unheard was.
+  return silent.length === devices.length && devices.length > 1
+    ? { silent: { devices: devices.length }, since: Math.max(...seen) }
+    : { silent: { device: first.name, more: silent.length - 1 }, since: Math.min(...seen) }
+}
+
+/** The store's device alert at `now`: its open outage's, or its flapping's; none without an open outage. */
+export function deviceCandidates(store: StoreState, now: number): Candidate[] {
+  const open = store.outages.find((outage) => outage.endedAt === null)
+  const silent = silentOf(store.devices, now)
+  if (!open || !silent) return []
+  const flapping = flappingOf(store.outages, open, now)
+  if (flapping) {
+    const episode = `unstable:${new Date(flapping.since).toISOString()}`
     return [
       {
-        storeId,
-        episode: `store:${new Date(since).toISOString()}`,
-        since,
-        silent: devices.length === 1 ? { device: devices[0]?.name ?? '' } : { devices: devices.length },
+        storeId: store.id,
+        kind: 'deviceOffline',
+        episode,
+        ...deviceUnstableAlert(store.name, flapping.episodes),
+        tag: `device:${store.id}:${episode}`,
       },
     ]
   }
-  return offline
-    .filter((device) => isOffline(device.seenAt, now - singleDeviceGraceMs))
-    .map((device) => ({
-      storeId,
-      episode: `device:${device.id}:${new Date(device.seenAt).toISOString()}`,
-      since: device.seenAt,
-      silent: { device: device.name },
-    }))
-}
-
-/** The store's device alerts as candidates. */
-export function deviceCandidates(store: StoreState, now: number): Candidate[] {
-  return deviceAlerts(store.id, store.devices, now).map((device) => ({
-    storeId: store.id,
-    kind: 'deviceOffline',
-    episode: device.episode,
-    ...deviceOfflineAlert(store.name, device.silent, device.since),
-    tag: `device:${store.id}:${device.episode}`,
-  }))
+  const episode = outageEpisode(open.since)
+  return [
+    {
+      storeId: store.id,
+      kind: 'deviceOffline',
+      episode,
+      offlineSince: open.since,
+      ...deviceOfflineAlert(store.name, silent.silent, silent.since),
+      tag: `device:${store.id}:${episode}`,
+    },
+  ]
 }

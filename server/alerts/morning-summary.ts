@@ -1,12 +1,14 @@
 // The morning summary: at 09:05 KST, one notification for all the user's stores with yesterday's sales
-// against the usual weekday, the month so far against the month before, and the quiet episodes, computed
-// with the app's figures. Not counted in the caps; held when it is quiet hours for every store it covers.
+// against the usual weekday, the month so far against the month before, and the quiet episodes (the
+// alerts recorded; for a store too small for a quiet push, the day's quiet spells from its hourly
+// counts, domain/quiet.ts), computed with the app's figures. Not counted in the caps; held when it is quiet hours for every store it covers.
 import { sql } from 'drizzle-orm'
 import { type StoreSummary, summaryMessage } from '../../domain/alert-texts.ts'
 import { type Buckets, emptyBuckets } from '../../domain/buckets.ts'
 import { dayMs, startOfDay, yearOf } from '../../domain/calendar.ts'
 import { monthBefore, monthComparison } from '../../domain/periods.ts'
-import { todayComparison } from '../../domain/usual.ts'
+import { QUIET_PUSH_SALES_PER_DAY, quietModel, quietSpellsOn } from '../../domain/quiet.ts'
+import { storeHistory, todayComparison } from '../../domain/usual.ts'
 import { type Db, queryRows } from '../db/client.ts'
 import type { NewAlert } from './record.ts'
 import { resumeSuffix } from './record.ts'
@@ -37,7 +39,18 @@ export function summaryFigures(current: Buckets, previous: Buckets, dayStart: nu
     usualSum: today?.usualSum ?? null,
     monthSum: monthSoFar.sum,
     previousMonthSum: monthSoFar.previousSum,
+    usualCount: today?.usualCount ?? null,
+    monthCount: monthSoFar.count,
+    previousMonthCount: monthSoFar.previousCount,
   }
+}
+
+/** A store too small for a quiet push: its quiet spells of the UTC day `day`, from its hours; null for another store. */
+export function smallStoreSpells(current: Buckets, previous: Buckets, day: number): number | null {
+  const history = storeHistory(current, previous)
+  const model = quietModel(history, day)
+  if (!model || model.salesPerDay >= QUIET_PUSH_SALES_PER_DAY) return null
+  return quietSpellsOn(history, day, model)
 }
 
 /** The users who have the day's summary already, and each store's quiet episodes of the day. */
@@ -82,7 +95,7 @@ export async function morningSummaries(
       summary = {
         name: store.name,
         ...summaryFigures(...store.buckets(), day),
-        quietEpisodes: quietEpisodes.get(store.id) ?? 0,
+        quietEpisodes: smallStoreSpells(...store.buckets(), day) ?? quietEpisodes.get(store.id) ?? 0,
       }
       figures.set(store.id, summary)
     }
@@ -93,14 +106,18 @@ export async function morningSummaries(
     /** The stores it names (decision 155). */
     const named = storeIds.flatMap((storeId) => stores.get(storeId) ?? [])
     if (named.length === 0) continue
+    // A store whose won amounts the owner hides from the member: its counts only (docs/product.md §15).
+    const money = (store: StoreRecord) => settings.of(userId, store.id)?.seesMoney === true
+    const lines = named.map((store) => ({ ...summaryOf(store), money: money(store) }))
     due.push({
       alert: {
         userId,
         storeId: null,
         storeIds: named.map((store) => store.id),
+        moneyStoreIds: named.filter(money).map((store) => store.id),
         kind: 'morningSummary',
         episode,
-        ...summaryMessage(day, named.map(summaryOf)),
+        ...summaryMessage(day, lines),
         tag: `summary:${episode}`,
       },
       // Held when it is quiet hours for every store it covers.

@@ -2,7 +2,10 @@
 // (`push_pending`), and are pushed after the evaluation that recorded them, so that a slow push service
 // never holds the minute's evaluation. Whichever instance's update takes a row pushes it: each alert is
 // pushed at most once across instances. A taken row is not pushed again (an instance that stops between
-// taking and pushing loses it, as a push service that never answers would).
+// taking and pushing loses it, as a push service that never answers would). A row is pushed only while
+// its user still sees what it tells of, checked as it is taken: the store's membership, every store a
+// summary names, and the won amounts it names (a removal or hidden money since it was recorded drops it,
+// docs/product.md §15).
 //
 // What is pushed: each alert its own notification; the held alerts of a user released at one instant
 // together, one notification for several (`방해 금지 시간 동안의 알림 n개`).
@@ -10,8 +13,9 @@ import { sql } from 'drizzle-orm'
 import type { AlertKind } from '../../contract/api.ts'
 import { pushPayload } from '../../contract/push.ts'
 import { heldAlertsAlert } from '../../domain/alert-texts.ts'
-import { type Db, queryRows } from '../db/client.ts'
+import { type Db, intArray, queryRows } from '../db/client.ts'
 import type { Push, SendOptions } from '../push/deliver.ts'
+import { isMemberSql, seesMoneySql } from '../store-access.ts'
 
 export const alertOptions: SendOptions = { ttlSeconds: 4 * 60 * 60, urgency: 'high' }
 export const summaryOptions: SendOptions = { ttlSeconds: 6 * 60 * 60, urgency: 'normal' }
@@ -28,7 +32,18 @@ interface PendingRow {
   tag: string
   created_at: Date | string
   sent_at: Date | string
+  /** Whether its user still sees what it tells of (below): false drops it unsent. */
+  allowed: boolean
 }
+
+/** SQL: whether the alert's user still sees what it tells of, read as it is taken (docs/product.md §15). */
+const stillSeen = sql`case when alerts.store_id is not null
+    then ${isMemberSql(sql`alerts.user_id`, sql`alerts.store_id`)}
+  else not exists (select 1 from unnest(alerts.store_ids) as s(id)
+      where not ${isMemberSql(sql`alerts.user_id`, sql`s.id`)})
+    and not exists (select 1 from unnest(alerts.money_store_ids) as s(id)
+      where not ${seesMoneySql(sql`alerts.user_id`, sql`s.id`)})
+  end`
 
 export interface DeliveryReport {
   /** Notifications pushed (each to every live subscription of its user). */
@@ -45,7 +60,7 @@ async function take(db: Db) {
     db,
     sql`update alerts set push_pending = false
         where id in (select id from alerts where push_pending order by id limit ${batch} for update skip locked)
-        returning id, user_id, store_id, kind, title, body, tag, created_at, sent_at`,
+        returning id, user_id, store_id, kind, title, body, tag, created_at, sent_at, ${stillSeen} as allowed`,
   )
   const time = (value: Date | string) => new Date(value).getTime()
   return rows
@@ -79,6 +94,7 @@ function notifications(rows: Taken[]) {
       payload: one(row),
       options: row.kind === 'morningSummary' ? summaryOptions : alertOptions,
       release: false,
+      ids: [row.id],
     })),
     ...[...releases.values()].map((group) => {
       const [first] = group as [Taken, ...Taken[]]
@@ -94,22 +110,29 @@ function notifications(rows: Taken[]) {
               }),
         options: alertOptions,
         release: true,
+        ids: group.map((row) => row.id),
       }
     }),
   ]
 }
+
+const pushStatus = (db: Db, ids: number[], status: 'sent' | 'failed') =>
+  db.execute(sql`update alerts set push_status = ${status} where id = any(${intArray(ids)}::bigint[])`)
 
 /** Pushes what is in the outbox, until it is empty (or only holds what other instances are taking). */
 export async function deliverAlerts(db: Db, push: Push, now: Date): Promise<DeliveryReport> {
   const report: DeliveryReport = { pushes: 0, releasePushes: 0, expired: 0 }
   for (;;) {
     const rows = await take(db)
-    for (const notification of notifications(rows)) {
+    for (const notification of notifications(rows.filter((row) => row.allowed === true))) {
       if (notification.at + notification.options.ttlSeconds * 1000 < now.getTime()) {
         report.expired++
+        await pushStatus(db, notification.ids, 'failed')
         continue
       }
-      await push.sendToUser(notification.userId, notification.payload, notification.options)
+      const sent = await push.sendToUser(notification.userId, notification.payload, notification.options)
+      // Delivered when a push service took it for one browser at least (decision 233).
+      await pushStatus(db, notification.ids, sent.sent > 0 ? 'sent' : 'failed')
       report.pushes++
       if (notification.release) report.releasePushes++
     }

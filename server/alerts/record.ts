@@ -6,14 +6,14 @@
 // An alert due in the user's quiet hours is recorded `held` (in the list only); one recorded `sent`, or
 // a held one released, is in the outbox (`push_pending`) until an instance takes it to push it
 // (outbox.ts), after the evaluation.
-import { sql } from 'drizzle-orm'
+import { type SQL, sql } from 'drizzle-orm'
 import type { AlertKind } from '../../contract/api.ts'
-import { startOfDay } from '../../domain/calendar.ts'
+import { dayMs, startOfDay } from '../../domain/calendar.ts'
 import { type Db, intArray, queryRows } from '../db/client.ts'
 
 /** At most this many alerts a store and a day, and in all a day (the resumes and the morning summary not counted). */
 export const caps = { store: 3, all: 6 }
-/** A resume's episode is its quiet alert's with this suffix. */
+/** A replacement's episode (a resume, a machine or terminal working again) is its alert's with this suffix. */
 export const resumeSuffix = '/resume'
 
 export interface NewAlert {
@@ -21,19 +21,28 @@ export interface NewAlert {
   storeId: number | null
   /** The stores a summary names (its storeId is null): listed and released only while the user sees them all. */
   storeIds?: number[] | null
+  /** The stores whose won amounts its text names: listed and pushed only while the user sees them (§15). */
+  moneyStoreIds?: number[] | null
   kind: AlertKind
   episode: string
   title: string
   body: string
   tag: string
+  /** The channels it goes by (decision 230); by push only when not given. */
+  routes?: { push: boolean; kakao: boolean }
 }
 
 /** The alert's row: held, or sent (then in the outbox) at `at`. */
-const values = (alert: NewAlert, held: boolean, at: Date) =>
-  sql`(${alert.userId}, ${alert.storeId}, ${alert.storeIds ? intArray(alert.storeIds) : null}::int[], ${alert.kind},
+const values = (alert: NewAlert, held: boolean, at: Date) => {
+  const { push, kakao } = alert.routes ?? { push: true, kakao: false }
+  return sql`(${alert.userId}, ${alert.storeId}, ${alert.storeIds ? intArray(alert.storeIds) : null}::int[],
+    ${alert.moneyStoreIds ? intArray(alert.moneyStoreIds) : null}::int[], ${alert.kind},
     ${alert.episode}, ${alert.title}, ${alert.body}, ${alert.tag}, ${held ? 'held' : 'sent'},
-    ${at.toISOString()}::timestamptz, ${held ? null : at.toISOString()}::timestamptz, ${!held})`
-const columns = sql`(user_id, store_id, store_ids, kind, episode, title, body, tag, state, created_at, sent_at, push_pending)`
+    ${at.toISOString()}::timestamptz, ${held ? null : at.toISOString()}::timestamptz, ${push && !held},
+    ${push}, ${kakao}, ${kakao && !held})`
+}
+const columns = sql`(user_id, store_id, store_ids, money_store_ids, kind, episode, title, body, tag, state, created_at,
+  sent_at, push_pending, by_push, by_kakao, message_pending)`
 
 /**
  * Records an alert of a store under the user's lock, after counting the day's alerts against the
@@ -97,8 +106,43 @@ export async function recordedAlready(
 export async function releaseHeld(db: Db, ids: number[], at: Date) {
   const taken = await queryRows<{ id: number }>(
     db,
-    sql`update alerts set state = 'sent', sent_at = ${at.toISOString()}::timestamptz, push_pending = true
+    sql`update alerts set state = 'sent', sent_at = ${at.toISOString()}::timestamptz, push_pending = by_push,
+          message_pending = by_kakao
         where state = 'held' and id = any(${intArray(ids)}::bigint[]) returning id`,
   )
   return taken.map((row) => Number(row.id))
+}
+
+/** An alert pushed and not replaced yet, with its store's name. */
+export interface UnreplacedAlert<Kind extends AlertKind = AlertKind> {
+  user_id: number
+  store_id: number
+  store_name: string
+  kind: Kind
+  episode: string
+  tag: string
+}
+
+/**
+ * The alerts of these kinds pushed in the last two days and not replaced yet (no row of their episode
+ * with `resumeSuffix`), narrowed by `where` (on `a`): what each cause's replacement looks at (a store
+ * selling again, devices back, a machine or terminal working, a silent machine selling).
+ */
+export function unreplacedAlerts<Kind extends AlertKind>(
+  db: Db,
+  kinds: readonly Kind[],
+  at: number,
+  where: SQL = sql`true`,
+) {
+  return queryRows<UnreplacedAlert<Kind>>(
+    db,
+    sql`select a.user_id, a.store_id, (select s.name from stores s where s.id = a.store_id) as store_name,
+          a.kind, a.episode, a.tag
+        from alerts a
+        where a.kind = any(${`{${kinds.join(',')}}`}::text[]) and a.state = 'sent'
+          and a.created_at > ${new Date(at - 2 * dayMs).toISOString()}::timestamptz
+          and a.episode not like ${`%${resumeSuffix}`} and ${where}
+          and not exists (select 1 from alerts r where r.user_id = a.user_id and r.store_id = a.store_id
+            and r.kind = a.kind and r.episode = a.episode || ${resumeSuffix})`,
+  )
 }

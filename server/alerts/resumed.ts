@@ -4,30 +4,15 @@
 // still who wants the store's quiet alerts now (not snoozed, not turned off).
 import { sql } from 'drizzle-orm'
 import { resumedAlert } from '../../domain/alert-texts.ts'
-import { dayMs } from '../../domain/calendar.ts'
 import { type Db, queryRows } from '../db/client.ts'
-import { type NewAlert, resumeSuffix } from './record.ts'
+import { type NewAlert, resumeSuffix, type UnreplacedAlert, unreplacedAlerts } from './record.ts'
 import { type MemberSettings, snoozed } from './settings.ts'
 import type { StoreRecord } from './store-state.ts'
 
-export interface OpenQuietAlert {
-  user_id: number
-  store_id: number
-  episode: string
-  tag: string
-}
+export type OpenQuietAlert = UnreplacedAlert<'quiet'>
 
 /** The quiet alerts pushed in the last two days and not replaced yet: their stores may have sold since. */
-export async function openQuietAlerts(db: Db, at: number) {
-  return queryRows<OpenQuietAlert>(
-    db,
-    sql`select a.user_id, a.store_id, a.episode, a.tag from alerts a
-        where a.kind = 'quiet' and a.state = 'sent' and a.created_at > ${new Date(at - 2 * dayMs).toISOString()}::timestamptz
-          and a.episode not like ${`%${resumeSuffix}`}
-          and not exists (select 1 from alerts r where r.user_id = a.user_id and r.store_id = a.store_id
-            and r.kind = 'quiet' and r.episode = a.episode || ${resumeSuffix})`,
-  )
-}
+export const openQuietAlerts = (db: Db, at: number) => unreplacedAlerts(db, ['quiet'], at)
 
 /**
  * The gap a quiet episode (begun at `since`) was in: the store's last sale at or before `since` (the

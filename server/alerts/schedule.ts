@@ -54,6 +54,8 @@ export function alertSchedule({
   const timer = everyMs > 0 ? setInterval(tick, everyMs).unref() : undefined
   return {
     tick,
+    /** The outbox pushed now, apart from the minute's evaluation (after a store's rules ran at a heartbeat). */
+    deliver,
     /** Stops the minute loop and waits for the evaluation and delivery running. */
     async stop() {
       stopped = true

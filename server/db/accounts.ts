@@ -4,10 +4,13 @@ import { linkSync, unlinkSync } from 'node:fs'
 import path from 'node:path'
 import { and, asc, eq, isNull, sql } from 'drizzle-orm'
 import { normalizePhone } from '../sign-in/phone.ts'
+import { putMember, removeMember } from '../team/members.ts'
 import { type Db, queryRows } from './client.ts'
 import { knownDeviceEpochs, memberships, signIns, stores, users } from './schema.ts'
 
-export type Role = 'owner' | 'staff'
+export type { Role } from '../../contract/team.ts'
+
+import type { Role } from '../../contract/team.ts'
 
 export async function addUser(db: Db, user: { phone: string; name: string; image?: string | null }) {
   const phone = normalizePhone(user.phone)
@@ -123,22 +126,28 @@ export async function storeExists(db: Db, storeId: number) {
   return Boolean(store)
 }
 
-export async function grant(db: Db, phone: string, storeId: number, role: Role = 'staff') {
+/**
+ * Gives the user the store with the role (the admin command `grant`): a member keeps their money setting
+ * and their name; written to the team's log as the operator's (docs/product.md §15).
+ */
+export async function grant(db: Db, phone: string, storeId: number, role: Role = 'staff', at = new Date()) {
   const userId = await userIdOf(db, phone)
   if (!(await storeExists(db, storeId))) throw new Error(`no store ${storeId}`)
-  await db
-    .insert(memberships)
-    .values({ userId, storeId, role })
-    .onConflictDoUpdate({ target: [memberships.userId, memberships.storeId], set: { role } })
+  await db.transaction(async (tx) => {
+    const [kept] = await tx
+      .select({ showsMoney: memberships.showsMoney })
+      .from(memberships)
+      .where(and(eq(memberships.userId, userId), eq(memberships.storeId, storeId)))
+    const showsMoney = kept?.showsMoney ?? true
+    await putMember(tx, { storeId, userId, role, showsMoney, name: null, invitedAt: null }, null, at)
+  })
 }
 
-export async function revoke(db: Db, phone: string, storeId: number) {
+/** Takes the store from the user (the admin command `revoke`), as the team's removal does, logged as the operator's. */
+export async function revoke(db: Db, phone: string, storeId: number, at = new Date()) {
   const userId = await userIdOf(db, phone)
-  const removed = await db
-    .delete(memberships)
-    .where(and(eq(memberships.userId, userId), eq(memberships.storeId, storeId)))
-    .returning()
-  return removed.length > 0
+  const outcome = await db.transaction((tx) => removeMember(tx, storeId, userId, null, at))
+  return outcome === 'removed'
 }
 
 export async function listAccounts(db: Db) {

@@ -9,6 +9,11 @@ import { drizzle } from 'drizzle-orm/pglite'
 import { migrate } from 'drizzle-orm/pglite/migrator'
 import { migrationsFolder } from './migrate.ts'
 import * as schema from './schema.ts'
+import * as messagesSchema from './schema-messages.ts'
+import * as outagesSchema from './schema-outages.ts'
+import * as paymentsSchema from './schema-payments.ts'
+import * as pushSchema from './schema-push.ts'
+import * as teamSchema from './schema-team.ts'
 
 /**
  * The page cache a one-off command (`npm run admin`) opens the embedded database with. 128 MB of it made
@@ -40,7 +45,15 @@ const pgliteStartParams = (sharedBuffers?: string) => [
 export class DatabaseDamagedError extends Error {}
 
 /** The tables of the schema, by name: every one of them, also those added later. */
-const tableNames = Object.values(schema)
+// Every table: the schema's and its parts' (drizzle.config.ts lists the same files).
+const tableNames = Object.values({
+  ...schema,
+  ...teamSchema,
+  ...outagesSchema,
+  ...paymentsSchema,
+  ...messagesSchema,
+  ...pushSchema,
+})
   .filter((value) => is(value, PgTable))
   .map((table) => getTableName(table))
 

@@ -1,10 +1,19 @@
-// Demo data for an empty database: three accounts, three stores, and realistic usage records from
-// 1 January of last year up to now. The records are generated inside the database from MD5 hashes of
+// Demo data for an empty database: three accounts, three stores with their machines, and realistic usage
+// records (each on a machine, with its payment method, a refund now and then) from 1 January of last
+// year up to now. The records are generated inside the database from MD5 hashes of
 // (store, day, n), so the same day always gets the same records, and no rows cross from JavaScript.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { count, sql } from 'drizzle-orm'
-import { amountWeights, hourWeights, monthFactor, weekdayFactor } from '../../device/simulate.ts'
+import {
+  amountWeights,
+  hourWeights,
+  machinePicks,
+  machinesFor,
+  methodPicks,
+  monthFactor,
+  weekdayFactor,
+} from '../../device/simulate.ts'
 import type { Db } from './client.ts'
 import { memberships, stores, users } from './schema.ts'
 
@@ -23,8 +32,14 @@ export const demoStores = [
 
 const expand = (weights: [number, number][]) =>
   weights.flatMap(([value, weight]) => Array<number>(weight).fill(value))
-const intArray = (values: number[]) => sql.raw(`array[${values.join(',')}]::int[]`)
 const numericArray = (values: number[]) => sql.raw(`array[${values.join(',')}]::numeric[]`)
+/** A text literal: our own names (machines, kinds, methods), quoted as SQL would. */
+const quote = (text: string) => `'${text.replaceAll("'", "''")}'`
+// Constant arrays of the demo's own values, written as array literals into the statement's text: no
+// parameter is involved (the queries' rule against lists of parameters, tests/server/db/no-in-lists.test.ts).
+const intList = (values: number[]) => `${quote(`{${values.join(',')}}`)}::int[]`
+const element = (text: string) => `"${text.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`
+const textList = (values: string[]) => `${quote(`{${values.map(element).join(',')}}`)}::text[]`
 
 const kstDate = (instant: Date) => new Date(instant.getTime() + 9 * 3600_000).toISOString().slice(0, 10)
 
@@ -114,7 +129,13 @@ export async function seedDemoIfEmpty(
 /**
  * The demo rhythm's records of `stores` (each with its usual cycles a day) from `from` (a date, 1 January
  * of last year unless given) up to `now`, generated inside the database (the demo seed's, and a
- * benchmark's owner of many stores).
+ * benchmark's owner of many stores), with the stores' machines (device/simulate.ts `machinesFor`).
+ *
+ * Each record is a cycle's MD5 hash of (store, day, n): characters 1–7 its hour, 8–11 its minute, 12–15
+ * its seconds, 16–22 its price (bench/calibration.ts makes the same instants), 23–26 its machine among
+ * those charging that price (by weight), 27–30 its payment method (by share). On about 1.5 days a week
+ * (a hash of the store and day) one cycle of the day is refunded 5–59 minutes later: a negative record
+ * of its amount, machine and method (no `refund_of`: only a device's sale names the sale it refunds).
  */
 export async function insertDemoRecords(
   db: Pick<Db, 'execute'>,
@@ -125,34 +146,90 @@ export async function insertDemoRecords(
   const hours = expand(hourWeights.map((weight, hour): [number, number] => [hour, weight]))
   const amounts = expand(amountWeights)
   const plan = stores.map(({ storeId, cyclesPerDay }) => `(${storeId}, ${cyclesPerDay})`).join(', ')
+  const prices = [...new Set(amounts)]
+  const picks = stores
+    .flatMap(({ storeId, cyclesPerDay }) =>
+      prices.map(
+        (price) => `(${storeId}, ${price}, ${textList(machinePicks(machinesFor(cyclesPerDay), price))})`,
+      ),
+    )
+    .join(', ')
+  const kinds = stores
+    .flatMap(({ storeId, cyclesPerDay }) =>
+      machinesFor(cyclesPerDay).map(({ machine, kind }) => `(${storeId}, ${quote(machine)}, ${quote(kind)})`),
+    )
+    .join(', ')
+  // A cycle's price, time, machine (`m.names`: those at its price) and method from its hash `c.h` and
+  // day `c.day`, for its sale and its refund alike (the refunds computed apart: the sales in one pass).
+  const amountOf = sql.raw(
+    `(${intList(amounts)})[1 + ('x' || substr(c.h, 16, 7))::bit(28)::int % ${amounts.length}]`,
+  )
+  const machineOf = sql.raw(
+    `m.names[1 + ('x' || substr(c.h, 23, 4))::bit(16)::int % nullif(cardinality(m.names), 0)]`,
+  )
+  const createdAtOf = sql.raw(`((c.day + make_interval(
+      hours => (${intList(hours)})[1 + ('x' || substr(c.h, 1, 7))::bit(28)::int % ${hours.length}],
+      mins => ('x' || substr(c.h, 8, 4))::bit(16)::int % 60,
+      secs => (('x' || substr(c.h, 12, 4))::bit(16)::int % 60000) / 1000.0
+    )) - interval '9 hours') at time zone 'UTC'`)
+  const methodOf = sql.raw(
+    `(${textList(methodPicks)})[1 + ('x' || substr(c.h, 27, 4))::bit(16)::int % ${methodPicks.length}]`,
+  )
   await db.execute(sql`
     with days as (
       select day::date as day, extract(isodow from day)::int as dow, extract(month from day)::int as month
       from generate_series(${from}::date, ${kstDate(now)}::date, interval '1 day') as day
     ),
     plan as (
-      select s.store_id, d.day,
+      select s.store_id, d.day, md5('refund:' || s.store_id || ':' || d.day) as r,
         round(s.per_day * (${numericArray(weekdayFactor)})[d.dow] * (${numericArray(monthFactor)})[d.month]
           * (0.8 + 0.4 * ((('x' || substr(md5('day:' || s.store_id || ':' || d.day), 1, 4))::bit(16)::int) / 65535.0))
         )::int as cycles
       from (values ${sql.raw(plan)}) as s(store_id, per_day) cross join days d
     ),
     cycles as (
-      select p.store_id, p.day, md5(p.store_id || ':' || p.day || ':' || n) as h
+      select p.store_id, p.day, md5(p.store_id || ':' || p.day || ':' || n) as h,
+        ('x' || substr(p.r, 1, 2))::bit(8)::int < 55
+          and n = 1 + ('x' || substr(p.r, 3, 6))::bit(24)::int % p.cycles as refunded
       from plan p cross join lateral generate_series(1, p.cycles) as n
     ),
+    priced as (
+      select c.store_id, c.day, c.h, c.refunded, ${amountOf} as amount from cycles c
+    ),
+    sales as (
+      select c.store_id, c.amount, ${createdAtOf} as created_at,
+        ${machineOf} as machine,
+        ${methodOf} as method
+      from priced c join (values ${sql.raw(picks)}) as m(store_id, amount, names)
+        on m.store_id = c.store_id and m.amount = c.amount
+    ),
+    refunds as (
+      select c.store_id, ${createdAtOf} + make_interval(mins => 5 + ('x' || substr(c.h, 31, 2))::bit(8)::int % 55)
+          as created_at, -c.amount as amount,
+        ${machineOf} as machine,
+        ${methodOf} as method
+      from priced c join (values ${sql.raw(picks)}) as m(store_id, amount, names)
+        on m.store_id = c.store_id and m.amount = c.amount
+      where c.refunded
+    ),
     records as (
-      select store_id,
-        ((day + make_interval(
-            hours => (${intArray(hours)})[1 + ('x' || substr(h, 1, 7))::bit(28)::int % ${hours.length}],
-            mins => ('x' || substr(h, 8, 4))::bit(16)::int % 60,
-            secs => (('x' || substr(h, 12, 4))::bit(16)::int % 60000) / 1000.0
-          )) - interval '9 hours') at time zone 'UTC' as created_at,
-        (${intArray(amounts)})[1 + ('x' || substr(h, 16, 7))::bit(28)::int % ${amounts.length}] as amount
-      from cycles
+      select store_id, created_at, amount, machine, method from sales
+      union all
+      select store_id, created_at, amount, machine, method from refunds
+    ),
+    stored as (
+      insert into usages (store_id, created_at, amount, machine, method)
+      select store_id, created_at, amount, machine, method from records
+      where created_at >= ${`${from}T00:00:00Z`} and created_at <= ${now.toISOString()}
+      order by store_id, created_at
+      returning store_id, machine, created_at, amount
     )
-    insert into usages (store_id, created_at, amount)
-    select store_id, created_at, amount from records
-    where created_at >= ${`${from}T00:00:00Z`} and created_at <= ${now.toISOString()}
-    order by store_id, created_at`)
+    insert into machines (store_id, machine, reported_kind, first_seen_at, last_sale_at)
+    select s.store_id, s.machine, k.kind, min(s.created_at), max(s.created_at) filter (where s.amount >= 0)
+    from stored s join (values ${sql.raw(kinds)}) as k(store_id, machine, kind)
+      on k.store_id = s.store_id and k.machine = s.machine
+    group by s.store_id, s.machine, k.kind
+    order by s.store_id, s.machine
+    on conflict (store_id, machine) do update
+      set last_sale_at = greatest(machines.last_sale_at, excluded.last_sale_at)`)
 }

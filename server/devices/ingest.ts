@@ -9,6 +9,9 @@
 //  - the sales go into usages with the device as their source, `on conflict (device_id,
 //    device_sale_id) do nothing`: a sale already stored, by any batch and any key, is counted as a
 //    duplicate; a different sale under a stored id is rejected;
+//  - a sale's machine and method are stored with it; a refund naming its sale (`refundOf`) is judged
+//    and stored after the batch's other sales, under its sale's row lock (refunds.ts, decision 170);
+//    the machines the stored sales name get their rows (machines.ts), in the same transaction;
 //  - the device's row is updated last, only while it is not revoked (a revoke committed meanwhile
 //    rolls the whole batch back: 401), and the answer is stored in the same commit as the sales.
 // The insert fires the usages trigger (migrations 0001, 0002), which bumps usage_years' version of
@@ -23,6 +26,8 @@ import { type GoodSale, type Rejected, saleMessages } from '../../domain/sales.t
 import { type Db, queryRows } from '../db/client.ts'
 import { currentGeneration, generationSubquery } from '../db/generation.ts'
 import { deviceBatches } from '../db/schema.ts'
+import { upsertSaleMachines } from './machines.ts'
+import { storeRefunds } from './refunds.ts'
 
 export type Ingested =
   | { kind: 'answer'; answer: SalesAnswer; replayed: boolean }
@@ -48,6 +53,21 @@ export const batchHash = (sales: unknown[]) =>
   createHash('sha256').update(JSON.stringify(sales)).digest('base64url')
 
 class Revoked extends Error {}
+
+/** Takes the batch's store-years' version rows, in year order (made when missing). */
+async function lockYears(tx: Db, storeId: number, years: number[]) {
+  await tx.execute(
+    sql`insert into usage_years (store_id, year)
+        select ${storeId}::int, y::int from json_array_elements_text(${JSON.stringify(years)}::json) y(y)
+        order by 2 on conflict do nothing`,
+  )
+  await tx.execute(
+    sql`select 1 from usage_years
+        where store_id = ${storeId}
+          and year in (select y::int from json_array_elements_text(${JSON.stringify(years)}::json) y(y))
+        order by year for update`,
+  )
+}
 
 /** PostgreSQL's deadlock and serialization failures: the transaction may simply run again. */
 const retryable = (error: unknown): boolean => {
@@ -86,57 +106,58 @@ async function ingestOnce(db: Db, { device, key, sales, good, rejected, repeated
       return { kind: 'answer', answer, replayed: true }
     }
 
+    const plain = good.filter((sale) => sale.refundOf === null)
+    const refunds = good.filter((sale) => sale.refundOf !== null)
     const years = [...new Set(good.map((sale) => Number(sale.createdAt.slice(0, 4))))].sort()
-    if (years.length > 1) {
-      await tx.execute(
-        sql`insert into usage_years (store_id, year)
-            select ${device.storeId}::int, y::int from json_array_elements_text(${JSON.stringify(years)}::json) y(y)
-            order by 2 on conflict do nothing`,
-      )
-      await tx.execute(
-        sql`select 1 from usage_years
-            where store_id = ${device.storeId}
-              and year in (select y::int from json_array_elements_text(${JSON.stringify(years)}::json) y(y))
-            order by year for update`,
-      )
-    }
+    // Refunds lock the rows of the sales they refund (refunds.ts): the years first, as every batch does.
+    if (years.length > 1 || refunds.length > 0) await lockYears(tx, device.storeId, years)
 
-    let accepted = 0
     let duplicates = repeated
     const rejectedNow = [...rejected]
-    let lastSaleAt: string | null = null
-    if (good.length > 0) {
-      const rows = await queryRows<{ id: string; created_at: string; added: boolean; same: boolean | null }>(
+    const stored: GoodSale[] = []
+    if (plain.length > 0) {
+      const rows = await queryRows<{ id: string; added: boolean; same: boolean | null }>(
         tx,
         sql`with input as (
-              select * from json_to_recordset(${JSON.stringify(good)}::json)
-                as r(id text, "createdAt" timestamptz, amount integer)),
+              select * from json_to_recordset(${JSON.stringify(plain)}::json)
+                as r(id text, "createdAt" timestamptz, amount integer, machine text, method text)),
             added as (
-              insert into usages (store_id, created_at, amount, device_id, device_sale_id)
-              select ${device.storeId}, "createdAt", amount, ${device.id}, id from input
+              insert into usages (store_id, created_at, amount, device_id, device_sale_id, machine, method)
+              select ${device.storeId}, "createdAt", amount, ${device.id}, id, machine, method from input
               on conflict (device_id, device_sale_id) where device_id is not null do nothing
               returning device_sale_id)
-            select i.id, i."createdAt" as created_at, a.device_sale_id is not null as added,
-              u.created_at = i."createdAt" and u.amount = i.amount as same
+            select i.id, a.device_sale_id is not null as added,
+              u.created_at = i."createdAt" and u.amount = i.amount and u.machine is not distinct from i.machine
+                and u.method is not distinct from i.method and u.refund_of is null as same
             from input i
             left join added a on a.device_sale_id = i.id
             left join usages u on u.device_id = ${device.id} and u.device_sale_id = i.id`,
       )
+      const byId = new Map(plain.map((sale) => [sale.id, sale]))
       for (const row of rows) {
-        if (row.added) {
-          accepted++
-          const at = new Date(row.created_at).toISOString()
-          if (lastSaleAt === null || at > lastSaleAt) lastSaleAt = at
-        } else if (row.same === false) {
-          const sent = good.find((sale) => sale.id === row.id)
+        const sent = byId.get(row.id)
+        if (row.added && sent) stored.push(sent)
+        else if (row.same === false)
           rejectedNow.push({ id: sent?.sentId ?? row.id, message: saleMessages.otherSale })
-        } else {
+        else {
           // Stored before (same === true), or by a batch that committed while this one ran, which
           // this statement's snapshot does not show (same === null): either way already there.
           duplicates++
         }
       }
     }
+    if (refunds.length > 0) {
+      const addedNow = new Set(stored.map((sale) => sale.id))
+      const done = await storeRefunds(tx, device, { refunds, good, addedNow })
+      stored.push(...done.added)
+      duplicates += done.duplicates
+      rejectedNow.push(...done.rejected)
+    }
+    const accepted = stored.length
+    let lastSaleAt: string | null = null
+    for (const sale of stored)
+      if (lastSaleAt === null || sale.createdAt > lastSaleAt) lastSaleAt = sale.createdAt
+    await upsertSaleMachines(tx, device.storeId, stored, now)
 
     const [live] = await queryRows<{ id: number; generation: string }>(
       tx,

@@ -3,10 +3,10 @@
 // the key's check reads the row on every request (auth.ts), and a batch being stored re-checks it
 // before its commit (ingest.ts); its waiting pairing code goes with it. Devices are never deleted:
 // their sales keep their source.
-import { and, asc, eq, isNull, sql } from 'drizzle-orm'
+import { and, asc, eq, isNotNull, isNull, sql } from 'drizzle-orm'
 import type { Device } from '../../contract/api.ts'
 import type { Db } from '../db/client.ts'
-import { devicePairings, devices } from '../db/schema.ts'
+import { devicePairings, devices, machines } from '../db/schema.ts'
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null)
 
@@ -22,10 +22,24 @@ export async function listDevices(db: Db, storeId: number): Promise<Device[]> {
       pending: devices.pending,
       skewMs: devices.skewMs,
       revokedAt: devices.revokedAt,
+      terminal: devices.terminal,
+      terminalSince: devices.terminalSince,
     })
     .from(devices)
     .where(eq(devices.storeId, storeId))
     .orderBy(asc(devices.createdAt), asc(devices.id))
+  // The machines whose last heartbeat came from each device (docs/product.md §14).
+  const reported = await db
+    .select({ deviceId: machines.deviceId, machine: machines.machine, state: machines.state })
+    .from(machines)
+    .where(and(eq(machines.storeId, storeId), isNotNull(machines.deviceId)))
+    .orderBy(asc(machines.machine))
+  const byDevice = new Map<number, Device['machines']>()
+  for (const { deviceId, machine, state } of reported) {
+    const list = byDevice.get(deviceId as number) ?? []
+    list.push({ machine, state: state as Device['machines'][number]['state'] })
+    byDevice.set(deviceId as number, list)
+  }
   return rows.map((row) => ({
     ...row,
     createdAt: row.createdAt.toISOString(),
@@ -34,6 +48,9 @@ export async function listDevices(db: Db, storeId: number): Promise<Device[]> {
     lastSaleAt: iso(row.lastSaleAt),
     skewMs: row.skewMs === null ? null : Number(row.skewMs),
     revokedAt: iso(row.revokedAt),
+    terminal: row.terminal as Device['terminal'],
+    terminalSince: iso(row.terminalSince),
+    machines: byDevice.get(row.id) ?? [],
   }))
 }
 

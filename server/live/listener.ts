@@ -1,6 +1,7 @@
 // What hears every writer: every commit that changes usages notifies `store:year:revision` on the
 // channel usage_changes, and every sign-in that ends notifies its id on sign_ins_ended (triggers of
-// migration 0007), so every instance hears every writer, whichever instance or command wrote.
+// migration 0007), and every change of a store's team notifies `store:user` on memberships_changed
+// (server/team/members.ts), so every instance hears every writer, whichever instance or command wrote.
 // PostgreSQL: one dedicated connection per instance LISTENs (not one of the pool's, which a query may
 // hold or the pool may end), and listens again after any loss, its waits growing by the one backoff.
 // PGlite: its own listen().
@@ -15,7 +16,11 @@ export interface LiveLog {
 
 export interface ListenerOptions {
   /** Each channel listened to, and what to do with a notification's payload. */
-  channels: { usage_changes: (payload: string) => void; sign_ins_ended: (payload: string) => void }
+  channels: {
+    usage_changes: (payload: string) => void
+    sign_ins_ended: (payload: string) => void
+    memberships_changed: (payload: string) => void
+  }
   /** The longest wait before listening again (the safety poll's period). */
   maxReconnectMs: number
   /** Called when listening starts again after a loss: what was committed meanwhile is found by reading it. */
@@ -87,6 +92,7 @@ export function createListener({
       await client.connect()
       await client.query('LISTEN usage_changes')
       await client.query('LISTEN sign_ins_ended')
+      await client.query('LISTEN memberships_changed')
     } catch (error) {
       onLoss(error instanceof Error ? error.message : String(error))
       return

@@ -45,8 +45,20 @@ export function createLive({
       waiters.revisionHeard(storeId, year, revision)
   }
 
+  // A member's access to a store changed (removed, role or money setting): every held call and stream
+  // of that store reads again, and those of a caller who lost it end (docs/product.md §15).
+  function heardMembership(payload: string) {
+    stats.notifications++
+    const storeId = Number(payload.split(':')[0])
+    if (Number.isInteger(storeId)) waiters.storeChanged(storeId)
+  }
+
   const listener = createListener({
-    channels: { usage_changes: heardChange, sign_ins_ended: signInEnded },
+    channels: {
+      usage_changes: heardChange,
+      sign_ins_ended: signInEnded,
+      memberships_changed: heardMembership,
+    },
     maxReconnectMs: pollMs,
     onRelisten: () => void safety.poll(),
     closed: isClosed,

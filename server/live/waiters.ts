@@ -120,6 +120,13 @@ export function createWaiters(stats: { held: number }) {
       for (const entry of set) if (revision > (entry.afters.get(key) ?? -1)) wake(entry, 'change')
     },
 
+    /** A store's team changed: every call following any year of it reads again (`change`). */
+    storeChanged(storeId: number) {
+      const prefix = `${storeId}:`
+      for (const [key, set] of byKey)
+        if (key.startsWith(prefix)) for (const entry of set) wake(entry, 'change')
+    },
+
     /** A sign-in ended: its held calls end (with 401). */
     signInEnded(signInId: string) {
       const set = bySignIn.get(signInId)

@@ -2,12 +2,14 @@
 // At close the codes in flight are sent (or given up on, within smsRetry.closeWaitMs) first.
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { recordMessageFailure } from '../messages/failures.ts'
 import { createOtp, type Otp } from '../sign-in/otp.ts'
-import { type SmsRetry, type SmsSender, smsFromConfig, smsOutbox } from '../sign-in/sms.ts'
+import { type SmsOutbox, type SmsRetry, type SmsSender, smsFromConfig, smsOutbox } from '../sign-in/sms.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
     otp: Otp
+    smsOutbox: SmsOutbox
   }
 }
 
@@ -22,8 +24,12 @@ export interface OtpOptions {
 
 export const otpPlugin = fp(
   async (app: FastifyInstance, { secret, sms, smsRetry }: OtpOptions) => {
-    const outbox = smsOutbox(sms ?? smsFromConfig(app.config.sms), app.log, smsRetry)
+    const outbox = smsOutbox(sms ?? smsFromConfig(app.config), app.log, smsRetry, (failure) =>
+      recordMessageFailure(app.db, app.log, { ...failure, purpose: 'signIn', at: app.now() }),
+    )
     app.decorate('otp', createOtp(app.db, secret, app.now, app.config.limits, outbox))
+    // The team's invites (server/team/invites.ts) go out through the same outbox.
+    app.decorate('smsOutbox', outbox)
     app.addHook('onClose', async () => outbox.close())
   },
   { name: 'otp', dependencies: ['database'] },

@@ -9,29 +9,34 @@ import fp from 'fastify-plugin'
 
 /**
  * The hashes of index.html's inline scripts (the first painter, which the build writes into it and
- * which starts the app: build/index-html.ts), for the content security policy: the page's own, and no
- * other inline script. Read again whenever index.html changes (a new build deployed in place).
+ * which starts the app) and inline stylesheets (the app's, build/index-html.ts), for the content
+ * security policy: the page's own, and no other inline script or style. Read again whenever
+ * index.html changes (a new build deployed in place).
  */
-function inlineScriptHashes(webDir: string) {
+function inlineHashes(webDir: string) {
   const file = path.join(webDir, 'index.html')
-  let read: { changedAt: number; hashes: string[] } | undefined
+  let read: { changedAt: number; scripts: string[]; styles: string[] } | undefined
   const hash = (code: string) => `'sha256-${createHash('sha256').update(code).digest('base64')}'`
-  return () => {
-    if (!existsSync(file)) return []
+  const current = () => {
+    if (!existsSync(file)) return { scripts: [], styles: [] }
     const changedAt = statSync(file).mtimeMs
     if (read?.changedAt !== changedAt) {
-      const scripts = readFileSync(file, 'utf8').matchAll(/<script(\s[^>]*)?>([\s\S]*?)<\/script>/g)
-      const hashes = [...scripts]
+      const html = readFileSync(file, 'utf8')
+      const scripts = [...html.matchAll(/<script(\s[^>]*)?>([\s\S]*?)<\/script>/g)]
         .filter(([, attributes]) => !/\ssrc=/.test(attributes ?? ''))
         .map(([, , code]) => hash(code ?? ''))
-      read = { changedAt, hashes }
+      const styles = [...html.matchAll(/<style(?:\s[^>]*)?>([\s\S]*?)<\/style>/g)].map(([, css]) =>
+        hash(css ?? ''),
+      )
+      read = { changedAt, scripts, styles }
     }
-    return read.hashes
+    return read
   }
+  return { scripts: () => current().scripts, styles: () => current().styles }
 }
 
 const contentSecurityPolicy = (webDir: string) => {
-  const hashes = inlineScriptHashes(webDir)
+  const hashes = inlineHashes(webDir)
   return {
     directives: {
       defaultSrc: ["'self'"],
@@ -39,9 +44,12 @@ const contentSecurityPolicy = (webDir: string) => {
       // so its calls (the hot path) look at no file.
       scriptSrc: [
         (request: { url?: string }) =>
-          request.url?.startsWith('/api/') ? "'self'" : ["'self'", ...hashes()].join(' '),
+          request.url?.startsWith('/api/') ? "'self'" : ["'self'", ...hashes.scripts()].join(' '),
       ],
-      styleSrc: ["'self'"],
+      styleSrc: [
+        (request: { url?: string }) =>
+          request.url?.startsWith('/api/') ? "'self'" : ["'self'", ...hashes.styles()].join(' '),
+      ],
       imgSrc: ["'self'", 'data:', 'blob:'],
       fontSrc: ["'self'"],
       connectSrc: ["'self'"],

@@ -5,7 +5,7 @@
 import { generateKeyPairSync } from 'node:crypto'
 import { eq } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
-import { pushKeys } from '../db/schema.ts'
+import { pushKeys } from '../db/schema-push.ts'
 import type { VapidKeys } from './transport.ts'
 
 /** A fresh P-256 key pair in the forms VAPID uses: the public key uncompressed (0x04‖x‖y), base64url. */

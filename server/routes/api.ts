@@ -6,10 +6,12 @@ import { authenticate } from '../plugins/tokens.ts'
 import { requireBearer } from '../statuses.ts'
 import { changesRoutes } from './changes.ts'
 import { deviceKeyRoutes, devicePairRoutes } from './device-api.ts'
+import { machinesRoutes } from './machines.ts'
 import { overviewRoutes } from './overview.ts'
 import { pushRoutes } from './push.ts'
 import { storeRoutes } from './store.ts'
 import { deviceOwnerRoutes } from './store-devices.ts'
+import { teamRoutes } from './team.ts'
 import { profileRoutes, signInRoutes } from './user.ts'
 
 export const apiRoutes: FastifyPluginAsyncTypebox = async (api) => {
@@ -31,7 +33,9 @@ export const apiRoutes: FastifyPluginAsyncTypebox = async (api) => {
         await guarded.register(overviewRoutes)
         await guarded.register(changesRoutes)
         await guarded.register(deviceOwnerRoutes)
+        await guarded.register(machinesRoutes)
         await guarded.register(pushRoutes)
+        await guarded.register(teamRoutes)
       })
     },
     { prefix: '/v0' },

@@ -37,8 +37,11 @@ export const changesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { year, wait = 0 } = request.query
       let { after } = request.query
       const read = () => readChanges(app.db, request.userId, id, year, after)
+      // A member the owner hides won amounts from is told so (the app then reads its profile again, §15).
+      const refused = (read: { hidden: boolean }) =>
+        new ApiError(403, read.hidden ? messages.moneyHidden : messages.forbidden)
       const member = (read: ChangesRead) => {
-        if (!read.member) throw new ApiError(403, messages.forbidden)
+        if (!read.member) throw refused(read)
         return read
       }
       let body: string
@@ -61,7 +64,7 @@ export const changesRoutes: FastifyPluginAsyncTypebox = async (app) => {
             event(read, first) {
               // Membership gone: the stream ends, and asking again is refused (403).
               if (!read.member) {
-                if (first) throw new ApiError(403, messages.forbidden)
+                if (first) throw refused(read)
                 return { data: null, last: true }
               }
               const data = read.reset || read.revision !== after ? changesJson(read) : null

@@ -15,6 +15,7 @@ import {
   SalesRequest,
 } from '../../contract/api.ts'
 import { maxSalesBytes, maxSalesPerBatch } from '../../domain/devices.ts'
+import { isMachineName } from '../../domain/machines.ts'
 import { checkSales, parseInstant } from '../../domain/sales.ts'
 import { authenticateDevice } from '../devices/auth.ts'
 import { recordHeartbeat } from '../devices/heartbeat.ts'
@@ -161,8 +162,12 @@ export const deviceKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'The device is alive: the sales waiting in its queue (and its clock, for the skew)',
+        description:
+          "Our additions (docs/product.md §14): its machines' states (at most 64, each once), its payment terminal " +
+          'and the payments that failed since its last heartbeat; a bad one is 400 and nothing is kept.',
         body: HeartbeatRequest,
         response: {
+          400: ErrorBody,
           204: {
             ...Type.Null(),
             description: "Recorded; the database's generation in the Database-Generation header",
@@ -178,13 +183,27 @@ export const deviceKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const skewMs = skewOf(request.body.sentAt, app.now())
+      const now = app.now()
+      const skewMs = skewOf(request.body.sentAt, now)
+      const { pending, machines, terminal, failedPayments } = request.body
+      const names = machines?.map((report) => report.machine) ?? []
+      // A code is shown as sent: visible characters only, as a name (nothing the database could not keep).
+      const codes = machines?.flatMap((report) => (report.code === undefined ? [] : [report.code])) ?? []
+      if (!names.every(isMachineName) || new Set(names).size < names.length || !codes.every(isMachineName))
+        throw new ApiError(400, messages.heartbeatMachines)
       const recorded = await recordHeartbeat(app.db, {
-        deviceId: request.device.id,
-        pending: request.body.pending,
+        device: request.device,
+        pending,
         skewMs,
+        machines,
+        terminal,
+        failedPayments,
+        now,
       })
       if (!recorded) throw new ApiError(401, messages.deviceKey)
+      // An error or a terminal down just confirmed, or failed payments: the store's rules now, not at the
+      // next minute (decision 188); a few queries on a rare heartbeat, the pushes after the answer.
+      if (recorded.alerting) await app.alertsAfterHeartbeat(request.device.storeId)
       return reply.code(204).header(generationHeader, recorded.generation).send(null)
     },
   )

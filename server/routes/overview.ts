@@ -8,7 +8,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ErrorBody, StoresOverviewQuery, StoresOverviewReply } from '../../contract/api.ts'
 import { ApiError, messages } from '../errors.ts'
 import { answerHeld } from '../live/held.ts'
-import { type OverviewSent, overviewEvent } from '../usage/overview.ts'
+import { clockEvent, type OverviewSent, overviewEvent } from '../usage/overview-event.ts'
 
 export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -21,6 +21,7 @@ export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
           '(the same weekday of the previous 4 weeks up to the same time), the month so far against the month before up to ' +
           'the same elapsed time, the last sale of the year, the quiet-store rule, and its paired devices with those not heard ' +
           "from in 3 heartbeats; computed with the web app's own figures code, at the instant `at`. " +
+          'A store whose won amounts the owner hides from the caller (staff, docs/product.md §15) has no `sum` anywhere, its counts only. ' +
           '`rev` is a token of the figures: with `after` set to it, the answer is `{at, rev, unchanged: true}` while they are the same; ' +
           'with `wait` (seconds, at most 25; needs `after`) the call is held until a sale or any change of the figures, answered at once when `after` is not the current `rev`. ' +
           'A held call ends with 401 when its sign-in ends. With `after`, never cached (Cache-Control: no-store). ' +
@@ -58,6 +59,9 @@ export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
         token: after,
         shown: new Map(first.answer.stores.map(({ id }, at) => [id, first.shown[at] as string])),
       }
+      // The app moves the rows with the clock itself (decision 237): only what moved otherwise is sent.
+      const clock = request.query.stores === 'changed' && request.query.clock === 1
+      if (clock) sent.parts = null
       const answered = await answerHeld<Read, StoresOverviewReply>(
         { live: app.live, heartbeatMs: app.streamHeartbeatMs, now: app.now },
         request,
@@ -75,7 +79,7 @@ export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
           event(read, first) {
             const last = key(read) !== held
             const changedOnly = request.query.stores === 'changed' && !first && !last
-            const data = overviewEvent(sent, read, changedOnly)
+            const data = clock ? clockEvent(sent, read, first, last) : overviewEvent(sent, read, changedOnly)
             return { data: data && String(reply.serialize(data)), last }
           },
         },

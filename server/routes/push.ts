@@ -3,6 +3,7 @@
 // Registered in the signed-in scope (bearer token); owner and staff alike, each for themselves.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import type { AlertKind, StoreAlertSettings } from '../../contract/api.ts'
 import {
   AlertSettingsAnswer,
   AlertSettingsRequest,
@@ -13,9 +14,11 @@ import {
   PushTestAnswer,
   PushUnsubscribeRequest,
 } from '../../contract/api.ts'
-import { alertsOf } from '../alerts/list.ts'
+import { alertsOf, messageCountsOf } from '../alerts/list.ts'
+import { quietAfterOf } from '../alerts/quiet.ts'
 import { changeSettings, settingsOf } from '../alerts/settings.ts'
 import { ApiError, messages } from '../errors.ts'
+import { kakaoKindsOf } from '../messages/config.ts'
 import { isAllowedEndpoint, isKeyOfLength, isP256Point } from '../push/endpoints.ts'
 import { alertChoiceMark, removeSubscription, saveSubscription } from '../push/subscriptions.ts'
 import { rateLimited, take } from '../rate-limit.ts'
@@ -29,6 +32,14 @@ export const testNotification = {
 }
 
 export const pushRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  /** The kinds this server sends by 알림톡. */
+  const kakaoKinds = kakaoKindsOf(app.config.messages)
+  /** Each store's settings with what the alerts screen tells of its quiet alert, when the server can tell. */
+  const withQuietAfter = (stores: StoreAlertSettings[]) =>
+    stores.map((store) => {
+      const quietAfter = quietAfterOf(app.storeViews, store.storeId, app.now().getTime())
+      return quietAfter === undefined ? store : { ...store, quietAfter }
+    })
   app.get(
     '/push/key',
     {
@@ -121,7 +132,10 @@ export const pushRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: AlertSettingsAnswer },
       },
     },
-    async (request) => ({ stores: await settingsOf(app.db, request.userId, app.now()) }),
+    async (request) => ({
+      stores: withQuietAfter(await settingsOf(app.db, request.userId, app.now(), kakaoKinds)),
+      kakaoKinds: [...kakaoKinds],
+    }),
   )
 
   app.put(
@@ -138,8 +152,15 @@ export const pushRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (quietHours && quietHours.start === quietHours.end) throw new ApiError(400, messages.quietHours)
       if (!(await app.storeAccess.isMember(request.userId, storeId)))
         throw new ApiError(403, messages.alertStore)
+      const { channels = {} } = request.body
+      for (const [kind, channel] of Object.entries(channels))
+        if ((channel === 'kakao' || channel === 'both') && !kakaoKinds.has(kind as AlertKind))
+          throw new ApiError(400, messages.noKakao)
       await changeSettings(app.db, request.userId, request.body, app.now())
-      return { stores: await settingsOf(app.db, request.userId, app.now()) }
+      return {
+        stores: withQuietAfter(await settingsOf(app.db, request.userId, app.now(), kakaoKinds)),
+        kakaoKinds: [...kakaoKinds],
+      }
     },
   )
 
@@ -151,6 +172,9 @@ export const pushRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: AlertsAnswer },
       },
     },
-    async (request) => ({ alerts: await alertsOf(app.db, request.userId, app.now()) }),
+    async (request) => ({
+      alerts: await alertsOf(app.db, request.userId, app.now()),
+      messageCounts: await messageCountsOf(app.db, request.userId, app.now()),
+    }),
   )
 }

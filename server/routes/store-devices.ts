@@ -1,6 +1,6 @@
 // The owner's calls about a store's devices (docs/product.md §11): add (with its pairing code), list,
-// rename, revoke. Registered in the signed-in scope (bearer token); only an owner of the store may use
-// them: staff, strangers and a store that does not exist get 403 alike.
+// rename, revoke. Registered in the signed-in scope (bearer token); only an owner or a manager of the
+// store may use them (docs/product.md §15): staff, strangers and a store that does not exist get 403 alike.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import {
@@ -16,26 +16,22 @@ import { addDevice } from '../devices/pairing.ts'
 import { listDevices, renameDevice, revokeDevice } from '../devices/registry.ts'
 import { ApiError, messages } from '../errors.ts'
 import { rateLimited } from '../rate-limit.ts'
+import { keptName } from '../validation.ts'
 
-/** The name as kept: trimmed; a control character or an unpaired surrogate is a 400 (the database keeps neither). */
-function trimmed(name: string) {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: they are what is refused
-  if (/[\u0000-\u001f\u007f]/.test(name) || /\p{Cs}/u.test(name)) throw new ApiError(400, messages.deviceName)
-  return name.trim()
-}
+const trimmed = (name: string) => keptName(name, messages.deviceName)
 
 export const deviceOwnerRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // On the id as validated (the schema reads `1e3` as 1000: a check on the raw text would miss it).
   app.addHook('preHandler', async (request) => {
     const { id } = request.params as { id: number }
-    if (!(await app.storeAccess.isOwner(request.userId, id))) throw new ApiError(403, messages.ownerOnly)
+    if (!(await app.storeAccess.mayManage(request.userId, id))) throw new ApiError(403, messages.ownerOnly)
   })
 
   app.post(
     '/store/:id/devices',
     {
       schema: {
-        summary: 'Add a device to the store and get its pairing code (owners only)',
+        summary: 'Add a device to the store and get its pairing code (owners and managers)',
         description:
           'The code is single use, bound to this store, and expires in 10 minutes; the device trades it for its key with POST /api/v0/device/pair.',
         params: UsageParams,
@@ -72,7 +68,7 @@ export const deviceOwnerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/store/:id/devices',
     {
       schema: {
-        summary: "The store's devices, oldest first (owners only)",
+        summary: "The store's devices, oldest first (owners and managers)",
         description:
           'A state is not sent: a client derives it (docs/product.md §11): revoked (`revokedAt`), connected (seen within 3 heartbeats of 60 s), else disconnected.',
         params: UsageParams,
@@ -86,7 +82,7 @@ export const deviceOwnerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/store/:id/devices/:deviceId',
     {
       schema: {
-        summary: 'Rename a device (owners only)',
+        summary: 'Rename a device (owners and managers)',
         params: DeviceParams,
         body: RenameDeviceRequest,
         response: { 204: Type.Null(), 403: ErrorBody, 404: ErrorBody },
@@ -104,7 +100,7 @@ export const deviceOwnerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/store/:id/devices/:deviceId',
     {
       schema: {
-        summary: 'Revoke a device: its key is refused at once, on every instance (owners only)',
+        summary: 'Revoke a device: its key is refused at once, on every instance (owners and managers)',
         params: DeviceParams,
         response: { 204: Type.Null(), 403: ErrorBody, 404: ErrorBody },
       },

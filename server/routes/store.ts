@@ -64,8 +64,11 @@ export const storeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { id } = request.params
       const { year } = request.query
-      const revision = await app.storeAccess.yearRevisionFor(request.userId, id, year)
-      if (revision === undefined) throw new ApiError(403, messages.forbidden)
+      const access = await app.storeAccess.yearAccessFor(request.userId, id, year)
+      if (access === undefined) throw new ApiError(403, messages.forbidden)
+      // Every record is a won amount: a member the owner hides them from gets none (docs/product.md §15).
+      if (!access.seesMoney) throw new ApiError(403, messages.moneyHidden)
+      const { revision } = access
       const answer = await app.usageCache.get(id, year, revision, usageFormFor(request.headers.accept))
 
       // no-store: the browser's HTTP cache must not keep the records, where any script of the origin

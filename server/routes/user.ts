@@ -17,7 +17,7 @@ import { users } from '../db/schema.ts'
 import { ApiError, messages } from '../errors.ts'
 import { knownDeviceCookie, knownDevicePath, knownDeviceSetCookie } from '../sign-in/known-device.ts'
 import { REFRESH_RETRY_SECONDS, refreshRetryKeyCookie, retryKeyFrom } from '../sign-in/tokens.ts'
-import { storesOf } from '../store-access.ts'
+import { profileStores, storesOf } from '../store-access.ts'
 
 declare module 'fastify' {
   interface FastifySchema {
@@ -169,7 +169,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .from(users)
         .where(eq(users.id, request.userId))
       if (!user) throw new ApiError(401, messages.sessionExpired)
-      return { user, stores: await storesOf(app.db, user.id) }
+      return { user, stores: await profileStores(app.db, user.id) }
     },
   )
 }

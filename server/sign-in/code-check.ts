@@ -6,9 +6,10 @@ import { timingSafeEqual } from 'node:crypto'
 import { and, desc, eq, gt } from 'drizzle-orm'
 import { knownDeviceEpoch } from '../db/accounts.ts'
 import type { Db } from '../db/client.ts'
-import { loginCodes, users } from '../db/schema.ts'
+import { loginCodes } from '../db/schema.ts'
 import { ApiError, messages } from '../errors.ts'
 import { lockKey, rateLimited } from '../rate-limit.ts'
+import { acceptInvites } from '../team/invites.ts'
 import type { Judge } from './judge.ts'
 import type { createKnownDevices } from './known-device.ts'
 import type { Lockout } from './lockout.ts'
@@ -69,13 +70,13 @@ export function createCodeCheck({ db, limits, knownDevices, judge, lockout, hash
       const ownCode = and(eq(loginCodes.phone, phone), eq(loginCodes.clientKey, live.clientKey))
 
       const matches = timingSafeEqual(hashCode(phone, code), Buffer.from(live.codeHash, 'hex'))
-      const [user] = matches
-        ? await tx.select({ id: users.id }).from(users).where(eq(users.phone, phone))
-        : []
-      if (user) {
+      // The right code: the number's pending invites become its stores (and make an invited number
+      // unknown until now a user: docs/product.md §15).
+      const userId = matches ? await acceptInvites(tx, phone, at) : undefined
+      if (userId !== undefined) {
         await tx.delete(loginCodes).where(ownCode)
         await lockout.clear(tx, phone, client)
-        return { userId: user.id, epoch: known.epoch ?? (await knownDeviceEpoch(tx, phone)) }
+        return { userId, epoch: known.epoch ?? (await knownDeviceEpoch(tx, phone)) }
       }
       const tries = live.tries + 1
       if (tries >= limits.codeMaxTries) await tx.delete(loginCodes).where(ownCode)

@@ -1,12 +1,13 @@
 // Asking for a sign-in code: judged against the code-request windows (judge.ts), the code stored only
 // as its HMAC and bound to the browser that asked (its device id, set here in a browser that has none;
 // a client without cookies has one code per address, its latest), then sent in the background by the
-// SMS outbox (sms.ts), and only to a registered number: the answer is the same for any number.
+// SMS outbox (sms.ts), and only to a registered or invited number: the answer is the same for any number.
 import { randomInt } from 'node:crypto'
 import { and, eq, lt } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { loginCodes, users } from '../db/schema.ts'
 import { rateLimited } from '../rate-limit.ts'
+import { hasPendingInvite } from '../team/invites.ts'
 import type { Judge } from './judge.ts'
 import { newDeviceId } from './known-device.ts'
 import { codeText, type SmsOutbox } from './sms.ts'
@@ -69,7 +70,8 @@ export function createCodeRequest({ db, limits, sms, judge, hashCode }: CodeRequ
         .values(row)
         .onConflictDoUpdate({ target: [loginCodes.phone, loginCodes.clientKey], set: row })
       const [found] = await tx.select({ id: users.id }).from(users).where(eq(users.phone, phone))
-      return found
+      // A number invited to a store gets its code too: its sign-in makes it a user (docs/product.md §15).
+      return found !== undefined || (await hasPendingInvite(tx, phone, at))
     })
     // Sent in the background: the answer is the same, in the same time, whether the number is
     // registered or the gateway is slow or failing. An unsent code is never known to anyone.

@@ -3,12 +3,14 @@
 // that keeps that log to its last days.
 import { sql } from 'drizzle-orm'
 import { type Db, queryRows } from '../db/client.ts'
+import { isMemberSql, seesMoneySql } from '../store-access.ts'
 
 /** How long changes are kept (decision 79): a client further behind is told to reset. */
 export const changesKeptMs = 3 * 24 * 60 * 60 * 1000
 
 export type ChangesRead =
-  | { member: false }
+  /** `hidden`: a member the owner hides won amounts from (the 403 says so, docs/product.md §15). */
+  | { member: false; hidden: boolean }
   | { member: true; revision: number; reset: true }
   /** `changes`: the JSON array's items, joined by commas ('' for none). */
   | { member: true; revision: number; reset: false; changes: string; count: number; sum: number }
@@ -50,12 +52,13 @@ export async function readChanges(
             where store_id = ${storeId} and year = ${year} and rev > ${after}`
   // Membership first, on its own: a caller who is not a member costs one look at the memberships, as a
   // store that does not exist does, so that neither the time taken nor the work done tells them anything
-  // of the store (the figures below would be read, then thrown away).
-  const [access] = await queryRows<{ member: boolean }>(
+  // of the store (the figures below would be read, then thrown away). The changes are won amounts: a
+  // member the owner hides them from is refused as a stranger is (docs/product.md §15).
+  const [access] = await queryRows<{ member: boolean; money: boolean }>(
     db,
-    sql`select exists (select 1 from memberships where user_id = ${userId} and store_id = ${storeId}) as member`,
+    sql`select ${isMemberSql(userId, storeId)} as member, ${seesMoneySql(userId, storeId)} as money`,
   )
-  if (!access?.member) return { member: false }
+  if (!access?.money) return { member: false, hidden: access?.member === true }
   const [row] = await queryRows<Row>(
     db,
     sql`select coalesce(y.version, 0) as revision, coalesce(y.record_count, 0) as count,

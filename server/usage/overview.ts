@@ -15,45 +15,88 @@
 import { createHash } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import { LRUCache } from 'lru-cache'
-import type { StoreOverview, StoresOverviewAnswer, StoresOverviewChanged } from '../../contract/api.ts'
+import type { StoreClock, StoreOverview, StoresOverviewAnswer } from '../../contract/api.ts'
 import { bucketCompact } from '../../domain/bucketing.ts'
 import { type Buckets, emptyBuckets } from '../../domain/buckets.ts'
 import { yearOf } from '../../domain/calendar.ts'
 import { offlineAfterMs } from '../../domain/devices.ts'
-import { rowFigures, storeFigures } from '../../domain/store-overview.ts'
+import { figuresAt, overviewClock, type StoreMade } from '../../domain/overview-clock.ts'
+import { rowFigures, withoutSums } from '../../domain/store-overview.ts'
+import { modelOf } from '../alerts/quiet.ts'
 import { type Db, queryRows } from '../db/client.ts'
+import { seesMoneySql, storesOfSql } from '../store-access.ts'
 import type { StoreViews } from '../stores/view.ts'
 import { usageCompact } from './scan.ts'
 
-/** What a stream of the overview has sent: the figures' token (`rev`) the client now shows, and each store's shown figures. */
-export interface OverviewSent {
-  token: number
-  shown: Map<number, string>
+/** A 48-bit token of a value's JSON (decision 110). */
+const tokenOf = (value: unknown) =>
+  createHash('sha256').update(JSON.stringify(value)).digest().readUIntBE(0, 6)
+
+/** A store's row at an instant, and what it is made of: the figures only a sale moves, its devices and its clock. */
+interface Row {
+  store: StoreOverview
+  made: StoreMade & { devices: StoreOverview['devices']; clock: StoreClock }
 }
 
 /**
- * The event the overview's stream sends after a read (decisions 133 and 151): null while the figures on
- * screen are the same (`rev`), else the overview, or with `changedOnly` (and not the stream's first
- * event) only the stores whose figures on screen moved, with `after`, the rev the client shows. `sent`
- * moves to what the client shows once it has taken the event.
+ * A row without a won amount (docs/product.md §15): the figures' sums left out, and in its clock every
+ * hour's sum 0, so figuresAt, here and in the app, gives its counts only.
  */
-export function overviewEvent(
-  sent: OverviewSent,
-  read: { answer: StoresOverviewAnswer; shown: string[] },
-  changedOnly: boolean,
-): StoresOverviewAnswer | StoresOverviewChanged | null {
-  const { answer, shown } = read
-  if (answer.rev === sent.token) return null
-  const changed = changedOnly
-    ? {
-        ...answer,
-        after: sent.token,
-        stores: answer.stores.filter(({ id }, at) => sent.shown.get(id) !== shown[at]),
-      }
-    : answer
-  sent.token = answer.rev
-  sent.shown = new Map(answer.stores.map(({ id }, at) => [id, shown[at] as string]))
-  return changed
+function countsOnly({ store, made }: Row): Row {
+  const count = ({ count }: { count: number }) => ({ count })
+  const noSums = <T extends { sum: number; sums: number[] } | null>(hours: T): T =>
+    hours && { ...hours, sum: 0, sums: hours.sums.map(() => 0) }
+  const { usual, previous } = made.clock
+  return {
+    store: { ...withoutSums(store), id: store.id, devices: store.devices },
+    made: {
+      ...made,
+      today: count(made.today),
+      month: count(made.month),
+      clock: { ...made.clock, usual: noSums(usual), previous: noSums(previous) },
+    },
+  }
+}
+
+/**
+ * A store's row from its buckets at `now` (decision 237): what it is made of and its clock, and its
+ * figures from them, as the app computes them from the same (`figuresAt`).
+ */
+function rowOf(
+  id: number,
+  current: Buckets,
+  previous: Buckets | undefined,
+  now: Date,
+  devices: StoreOverview['devices'],
+): Row {
+  const made = overviewClock(current, previous, now, modelOf(id, current, previous, now.getTime(), false))
+  if (!made) throw new Error('store figures: buckets of another year than now')
+  return {
+    store: { id, ...figuresAt(made.made, made.clock, now.getTime()), devices },
+    made: { ...made.made, devices, clock: made.clock },
+  }
+}
+
+/** What the rows are made of, each store's parts as keys (what a stream with `clock=1` compares), and its token. */
+export interface OverviewMade {
+  token: number
+  stores: { id: number; parts: Record<string, string>; made: Row['made'] }[]
+}
+
+function madeOf(rows: Row[]): OverviewMade {
+  const stores = rows.map(({ store, made }) => ({
+    id: store.id,
+    parts: {
+      today: JSON.stringify(made.today),
+      month: JSON.stringify(made.month),
+      lastSaleAt: JSON.stringify(made.lastSaleAt),
+      devices: JSON.stringify(made.devices),
+      clock: JSON.stringify({ ...made.clock, quiet: null }),
+      quiet: JSON.stringify(made.clock.quiet),
+    },
+    made,
+  }))
+  return { token: tokenOf(stores.map(({ id, parts }) => [id, parts])), stores }
 }
 
 interface Kept {
@@ -127,6 +170,8 @@ export function storesOverview(
     years: { storeId: number; year: number; revision: number }[]
     /** Each store's shown figures (the answer's order) as a key: the same key, the same row on screen. */
     shown: string[]
+    /** What the rows are made of (decision 237). */
+    made: OverviewMade
   }> {
     const year = yearOf(now.getTime())
     const seenSince = new Date(now.getTime() - offlineAfterMs).toISOString()
@@ -138,6 +183,7 @@ export function storesOverview(
       previous_revision: string | number
       total: string | number
       offline: string | number
+      sees_money: boolean
     }>(
       db,
       sql`select m.store_id as id,
@@ -147,11 +193,11 @@ export function storesOverview(
               where d.store_id = m.store_id and d.paired_at is not null and d.revoked_at is null) as total,
             (select count(*) from devices d
               where d.store_id = m.store_id and d.paired_at is not null and d.revoked_at is null
-                and (d.last_seen_at is null or d.last_seen_at < ${seenSince}::timestamptz)) as offline
-          from memberships m
+                and (d.last_seen_at is null or d.last_seen_at < ${seenSince}::timestamptz)) as offline,
+            ${seesMoneySql(userId, sql`m.store_id`)} as sees_money
+          from ${storesOfSql(userId)} m
           left join usage_years cy on cy.store_id = m.store_id and cy.year = ${year}
           left join usage_years py on py.store_id = m.store_id and py.year = ${year - 1}
-          where m.user_id = ${userId}
           order by m.store_id`,
     )
     const years = rows.flatMap((row) => [
@@ -166,7 +212,7 @@ export function storesOverview(
     // those read above (so the figures hold at least what they say), then read from it, each at once
     // (its buckets are scratch).
     const view = views?.current(now.getTime())
-    const fromView = new Map<number, StoreOverview>()
+    const fromView = new Map<number, Row>()
     const held = view ? rows.filter((row) => view.has(Number(row.id))) : []
     if (view && held.length > 0) {
       const behind = held.filter(
@@ -178,15 +224,14 @@ export function storesOverview(
       for (const row of rows) {
         const id = Number(row.id)
         if (!view.has(id)) continue
-        const figures = storeFigures(...view.bucketsOf(id, now.getTime()), now)
-        if (!figures) throw new Error('store figures: buckets of another year than now')
-        fromView.set(id, { id, ...figures, devices: devicesOf(row) })
+        const [current, previous] = view.bucketsOf(id, now.getTime())
+        fromView.set(id, rowOf(id, current, previous, now, devicesOf(row)))
       }
       stats.fromView += fromView.size
     }
     // The others from their years, a few at a time: the database scans one while this process buckets another.
     const others = rows.filter((row) => !fromView.has(Number(row.id)))
-    const fromYears = new Map<number, StoreOverview>()
+    const fromYears = new Map<number, Row>()
     for (let first = 0; first < others.length; first += parallel) {
       await Promise.all(
         others.slice(first, first + parallel).map(async (row) => {
@@ -195,16 +240,17 @@ export function storesOverview(
             bucketsOf(id, year, Number(row.revision)),
             bucketsOf(id, year - 1, Number(row.previous_revision)),
           ])
-          const figures = storeFigures(current, previous, now)
-          if (!figures) throw new Error('store figures: buckets of another year than now')
-          fromYears.set(id, { id, ...figures, devices: devicesOf(row) })
+          fromYears.set(id, rowOf(id, current, previous, now, devicesOf(row)))
         }),
       )
     }
-    const stores = rows.map((row) => {
-      const id = Number(row.id)
-      return (fromView.get(id) ?? fromYears.get(id)) as StoreOverview
+    // A store whose won amounts the owner hides from the caller: its counts only, in its row and in what
+    // the row is made of (docs/product.md §15).
+    const made = rows.map((row) => {
+      const made = (fromView.get(Number(row.id)) ?? fromYears.get(Number(row.id))) as Row
+      return row.sees_money === true ? made : countsOnly(made)
     })
+    const stores = made.map(({ store }) => store)
     // The token of what the screen shows, not of the raw figures: the usual and the month before are
     // prorated to the millisecond, so a token of those would move at every read and a held call would
     // never be held. The changes in whole percents (as the rows show them), the quiet hours, the rest.
@@ -217,17 +263,17 @@ export function storesOverview(
         today.count,
         percent(today.change),
         today.lastSaleAt,
-        monthSoFar.sum,
+        monthSoFar.sum ?? monthSoFar.count,
         percent(monthSoFar.change),
         quiet && [quiet.since, quiet.quietHours, quiet.expectedSales],
         store.devices,
       ]
     })
-    const token = createHash('sha256').update(JSON.stringify(shown)).digest().readUIntBE(0, 6)
     return {
-      answer: { at: now.toISOString(), rev: token, stores },
+      answer: { at: now.toISOString(), rev: tokenOf(shown), stores },
       years,
       shown: shown.map((row) => JSON.stringify(row)),
+      made: madeOf(made),
     }
   }
 

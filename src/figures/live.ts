@@ -2,7 +2,7 @@
 // the live follower (src/live/follower.ts). It asks for the changes after the revision it keeps, merges
 // each answer into the kept buckets (changes.ts), and fetches the year again when the server says the
 // changes are not kept (a reset).
-import { type QueryClient, useQueryClient } from '@tanstack/react-query'
+import { hashKey, type QueryClient, useQueryClient } from '@tanstack/react-query'
 import { useEffect } from 'react'
 import { type ChangesAnswer, mergeChanges } from '../../domain/changes.ts'
 import { follow as followLive } from '../live/follower.ts'
@@ -54,4 +54,22 @@ export function follow(client: QueryClient, storeId: number, year: number) {
 export function useLive(storeId: number, year: number, ready: boolean) {
   const client = useQueryClient()
   useEffect(() => (ready ? follow(client, storeId, year) : undefined), [client, storeId, year, ready])
+}
+
+/**
+ * Calls `listener` each time a store-year's kept figures change after they were first there: a live
+ * change merged (here or in the tab that asks), a reset fetched again, a refetch with new records. The
+ * one hook for what follows the year without being its figures (the machines, decision 174).
+ */
+export function onYearChange(client: QueryClient, storeId: number, year: number, listener: () => void) {
+  const hash = hashKey(usageKeys.year(storeId, year))
+  let seen = client.getQueryData(usageKeys.year(storeId, year))
+  return client.getQueryCache().subscribe((event) => {
+    if (event.type !== 'updated' || event.query.queryHash !== hash) return
+    const data = event.query.state.data
+    if (data === seen) return
+    const had = seen !== undefined
+    seen = data
+    if (had && data !== undefined) listener()
+  })
 }

@@ -87,6 +87,18 @@ const emptyAnswerCalls: Record<string, EmptyAnswerRule> = {
 export const refreshTokenPath = (refreshToken: string) =>
   `/api/v0/user/sign?token=${encodeURIComponent(refreshToken)}`
 
+let storeRefused: (storeId: number) => void = () => {}
+/**
+ * Who to tell when the server refuses a signed-in call about a store (403): the user may have lost it
+ * (features/auth/store-lost.ts). Returns the function that stops telling.
+ */
+export function onStoreRefused(handler: (storeId: number) => void) {
+  storeRefused = handler
+  return () => {
+    if (storeRefused === handler) storeRefused = () => {}
+  }
+}
+
 let sessionEnded: () => void = () => {}
 /** Who to tell when a request finds the sign-in gone; called once per such request. */
 export function onSessionEnded(handler: () => void) {
@@ -272,6 +284,8 @@ export async function request(path: string, init: ApiRequest = {}): Promise<Resp
     }
   }
   if (response.status === 304 && init.ifNoneMatch) return response
+  const store = response.status === 403 && authorized && /^\/api\/v0\/store\/(\d+)\//.exec(path)?.[1]
+  if (store) storeRefused(Number(store))
   if (!response.ok) throw await errorOf(response)
   return response
 }

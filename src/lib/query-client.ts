@@ -69,7 +69,7 @@ const mapBuckets = (client: PersistedClient, map: (buckets: never) => Buckets | 
       queries: client.clientState.queries.flatMap((query) => {
         try {
           const usage = query.state.data as Usage
-          // Kept figures without buckets (the server's overview of every store) are kept as they are.
+          // Kept figures without buckets (the overview of every store, a store's machines) are kept as they are.
           if (typeof usage === 'object' && usage !== null && !('buckets' in usage)) return [query]
           return [
             { ...query, state: { ...query.state, data: { ...usage, buckets: map(usage.buckets as never) } } },
@@ -126,12 +126,18 @@ export const restored: Promise<void> = persistQueryClient({
 /**
  * Forgets the figures of every store but these (a profile that no longer lists a store: the owner's
  * access to it was revoked): from the cache, and with it from the copy kept on the device, which the
- * persister saves again without them.
+ * persister saves again without them. Of a store not among `money` (the owner hides its won amounts,
+ * docs/product.md §15) the year's figures are forgotten, and its machines asked again without them.
  */
-export async function forgetStoresBut(storeIds: readonly number[]) {
+export async function forgetStoresBut(storeIds: readonly number[], money: readonly number[] = storeIds) {
   await restored
+  const hidden = ({ queryKey }: { queryKey: readonly unknown[] }) =>
+    !money.includes(queryKey[1] as number) && typeof queryKey[1] === 'number'
   queryClient.removeQueries({
     queryKey: usageKeys.all,
-    predicate: ({ queryKey }) => !storeIds.includes(queryKey[1] as number),
+    predicate: (query) =>
+      !storeIds.includes(query.queryKey[1] as number) ||
+      (hidden(query) && (query.queryKey[2] !== 'machines' || !query.isActive())),
   })
+  await queryClient.invalidateQueries({ queryKey: usageKeys.all, predicate: hidden })
 }

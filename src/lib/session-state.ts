@@ -71,6 +71,9 @@ export const sessionView = {
   /** The remembered selected store, if it is still one of the user's. */
   selectedStoreId: () => useStoreStore.getState().store?.id,
   hasStore: (id: number) => useStoreStore.getState().stores.some((store) => store.id === id),
+  /** Whether the user sees the store's won amounts (docs/product.md §15). */
+  seesMoney: (id: number) =>
+    useStoreStore.getState().stores.find((store) => store.id === id)?.showsMoney !== false,
   /** The ids of every store the user may see, in their order. */
   storeIds: () => useStoreStore.getState().stores.map((store) => store.id),
   /** Makes the store with this id the remembered selection (an id not among the user's is ignored). */
@@ -119,18 +122,23 @@ export function applyProfile(
   useUserStore.getState().setUser(profile.user)
   useStoreStore.setState({ stores: profile.stores, store: kept ?? storeSignInOpens(profile.stores) ?? null })
   useUserStore.getState().setLoggedIn(true)
-  forgetStoresNotIn(profile.stores.map((store) => store.id))
+  const money = profile.stores.filter((store) => store.showsMoney !== false).map((store) => store.id)
+  forgetStoresNotIn(
+    profile.stores.map((store) => store.id),
+    money,
+  )
   return true
 }
 
 /**
  * Forgets what the device keeps of stores a profile no longer lists (the owner's access to one was
- * revoked): its kept totals at once, and its kept figures.
+ * revoked), and the won amounts of those whose money the owner hides from the user (docs/product.md
+ * §15): their kept totals at once, and their kept figures.
  */
-function forgetStoresNotIn(storeIds: number[]) {
-  forgetTotalsUnlessOf(storeIds)
+function forgetStoresNotIn(storeIds: number[], money: number[]) {
+  forgetTotalsUnlessOf(money)
   // Loaded lazily, as by wipeDevice; a sign-in loads it next anyway, for the screen it opens.
-  void import('./query-client.ts').then(({ forgetStoresBut }) => forgetStoresBut(storeIds))
+  void import('./query-client.ts').then(({ forgetStoresBut }) => forgetStoresBut(storeIds, money))
 }
 
 /**

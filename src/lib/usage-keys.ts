@@ -20,6 +20,12 @@ export const usageKeys = {
   all: ['usage'] as const,
   store: (storeId: number) => [...usageKeys.all, storeId] as const,
   year: (storeId: number, year: number) => [...usageKeys.store(storeId), year] as const,
+  /**
+   * A store's machines in one UTC month (src/features/sales/machines/, docs/product.md §14): kept on the device
+   * like the figures beside them, so the last-known machines show offline too.
+   */
+  machines: (storeId: number, year: number, month: number) =>
+    [...usageKeys.store(storeId), 'machines', year, month] as const,
   /** The server's overview of every store (src/features/stores/overview-live.ts). */
   overview: () => [...usageKeys.all, 'overview'] as const,
   /** Whether a query key is a usage key. */

@@ -87,6 +87,9 @@ async function stopAfter(
 ): Promise<boolean> {
   // Offline, it waits for the line (`online` asks again); the kept figures keep their "as of".
   if (signal.aborted || !isSessionCurrent(startedIn) || !onlineManager.isOnline()) return true
+  // Refused (removed, or the store's won amounts hidden: docs/product.md §15): the request's own hook
+  // reads the profile again (features/auth/store-lost.ts), and the screen follows it without a reload.
+  if (error instanceof HttpError && error.status === 403) return true
   const absent = error instanceof HttpError && error.status === 404
   // Not our server's call (another provider), or failing again: the query fetches as before.
   if (absent || failures > 0) share(client, key, true)

@@ -1,12 +1,12 @@
-// The signed-in header's menu (⋮): the alerts screen, for everyone signed in, and the devices screen, for
-// a user who owns a store (the profile's role, our server's addition; staff and other servers' users
-// do not see it).
+// The signed-in header's menu (⋮): the alerts screen, for everyone signed in, and the devices and the
+// team screens, for a user who owns a store (the profile's role, our server's addition; staff, managers
+// and other servers' users do not see them).
 import { Link } from '@tanstack/react-router'
 import { useId } from 'react'
 import { useStoreStore } from '../lib/session-state.ts'
 import { useDropdown } from '../lib/use-dropdown.ts'
 
-/** `shownStoreId`: the store the screen shows; its devices open when the user owns it. */
+/** `shownStoreId`: the store the screen shows; its devices and team open when the user owns it. */
 export function HeaderMenu({ shownStoreId }: { shownStoreId?: number }) {
   const stores = useStoreStore((state) => state.stores)
   const { open, setOpen, close, container, opener, panel } = useDropdown<HTMLDivElement, HTMLUListElement>()
@@ -36,6 +36,13 @@ export function HeaderMenu({ shownStoreId }: { shownStoreId?: number }) {
             <li>
               <Link to="/devices" search={{ store: store.id }} onClick={() => close()}>
                 단말기 관리
+              </Link>
+            </li>
+          )}
+          {store && (
+            <li>
+              <Link to="/team" search={{ store: store.id }} onClick={() => close()}>
+                팀 관리
               </Link>
             </li>
           )}

@@ -1,7 +1,8 @@
-import { useProblem } from '../lib/problem.ts'
+import { clearProblem, useProblem } from '../lib/problem.ts'
 /**
  * A problem the owner can act on (lib/problem.ts), such as a server that keeps answering the session
- * check empty: its Korean message and a retry button. Only signed-in screens check the session.
+ * check empty: its Korean message and a retry button; or a notice without a retry, which the owner
+ * closes. Only signed-in screens check the session.
  */
 export function ProblemNotice() {
   const problem = useProblem((state) => state.problem)
@@ -9,8 +10,8 @@ export function ProblemNotice() {
   return (
     <div className="app-problem" role="alert">
       <p>{problem.message}</p>
-      <button type="button" className="retry-button" onClick={problem.retry}>
-        다시 시도
+      <button type="button" className="retry-button" onClick={problem.retry ?? clearProblem}>
+        {problem.retry ? '다시 시도' : '닫기'}
       </button>
     </div>
   )

@@ -1,8 +1,9 @@
 import { QueryClientProvider } from '@tanstack/react-query'
-import { createFileRoute, Link, Outlet, useMatch } from '@tanstack/react-router'
+import { createFileRoute, Link, Outlet, useMatch, useNavigate } from '@tanstack/react-router'
 import { useEffect } from 'react'
 import { LogoutButton } from '../features/auth/logout-button.tsx'
 import { StoreSwitcher } from '../features/stores/store-switcher.tsx'
+import { onStoreRefused } from '../lib/api.ts'
 import { Footer } from './-footer.tsx'
 import { requireSignedIn } from './-guard.ts'
 import { HeaderMenu } from './-header-menu.tsx'
@@ -30,9 +31,30 @@ function useResendPushSubscription() {
   }, [])
 }
 
+/**
+ * A call about a store refused (403) while a signed-in screen shows: the store may have been taken from
+ * the user, and then the device forgets it and the screen returns to the store list with a notice
+ * (docs/product.md §15). Its code loads only then.
+ */
+function useStoreRefusals() {
+  const navigate = useNavigate()
+  useEffect(
+    () =>
+      onStoreRefused((storeId) => {
+        import('../features/auth/store-lost.ts')
+          .then(({ checkStoreLost }) =>
+            checkStoreLost(storeId, () => void navigate({ to: '/stores', replace: true })),
+          )
+          .catch(() => undefined)
+      }),
+    [navigate],
+  )
+}
+
 function SignedInLayout() {
   const { queryClient } = Route.useLoaderData()
   useResendPushSubscription()
+  useStoreRefusals()
   // The header names the store whose figures the screen shows, from the same route match, so the two
   // change in one render (the remembered store changes as a navigation starts, before the figures do).
   const shownStoreId = useMatch({

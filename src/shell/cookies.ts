@@ -2,9 +2,12 @@
 // built in and the app imports (lib/tokens.ts): only our own cookies, whose values are tokens and hex
 // ids, encoded as js-cookie did, so a cookie written before reads the same.
 
-/** A cookie's value, or undefined when there is none. */
-export function readCookie(name: string): string | undefined {
-  const raw = document.cookie
+/**
+ * A cookie's value, or undefined when there is none; from `cookies` when given (`document.cookie`
+ * read once for several: every read of it asks the browser's process, synchronously).
+ */
+export function readCookie(name: string, cookies = document.cookie): string | undefined {
+  const raw = cookies
     .split('; ')
     .find((pair) => pair.startsWith(`${name}=`))
     ?.slice(name.length + 1)

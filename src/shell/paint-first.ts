@@ -1,7 +1,7 @@
 // What a slow phone shows before the app's code has arrived and run, painted at once, and what starts
-// the app. index.html has it inline, first in its head (build/index-html.ts): it runs as the page is
-// read, before anything else has arrived, paints as soon as #root has been read, and then starts the app
-// (after the first frame when that frame shows the kept totals); removeShell (remove-shell.ts) removes
+// the app. index.html has it inline right after #root (build/index-html.ts), and renders no frame
+// before it: it paints as soon as #root has been read, so the page's first frame shows what it painted,
+// and then starts the app (after that frame when it shows the kept totals); removeShell (remove-shell.ts) removes
 // what it painted as soon as the router has rendered the first screen.
 //
 // - To a visitor not signed in: index.html's login form (it is hidden until this says so), usable at
@@ -70,11 +70,11 @@ function element(tag: string, className: string, text?: string) {
  * (the cookie `signInId`; another user's sign-in, or none, gets nothing), for a store the user still
  * has, and for the store and period the sales screen opens.
  */
-function paintKeptTotals(signedIn: boolean) {
+function paintKeptTotals(signedIn: boolean, cookies: string) {
   const kept = read<KeptTotalsOfSignIn>(keptTotalsKey)
   if (!kept || !signedIn || location.pathname !== salesPath || document.querySelector(`.${keptTotalsClass}`))
     return
-  if (!kept.signInId || readCookie(signInIdCookie) !== kept.signInId) return
+  if (!kept.signInId || readCookie(signInIdCookie, cookies) !== kept.signInId) return
   if (!stores?.stores?.some((store) => store.id === kept.storeId)) return
   const { storeId, year, month } = selection()
   if (storeId !== kept.storeId || year !== kept.year || month !== kept.month) return
@@ -161,7 +161,9 @@ function paint() {
   if (document.getElementById('root')?.hasChildNodes()) return false
   const loggedIn = read<{ state?: { isLoggedIn?: unknown } }>(userStorageKey)?.state?.isLoggedIn === true
   showLoginForm(loggedIn)
-  paintKeptTotals(loggedIn && readCookie(refreshTokenCookie) !== undefined)
+  // Read once: every read of document.cookie asks the browser's process, synchronously.
+  const cookies = document.cookie
+  paintKeptTotals(loggedIn && readCookie(refreshTokenCookie, cookies) !== undefined, cookies)
   return document.querySelector(`.${keptTotalsClass}`) !== null
 }
 
@@ -183,19 +185,7 @@ function paintThenStart() {
   }
 }
 
-// index.html has this inline, first in its head (build/index-html.ts): it paints as soon as #root has
-// been read (what it paints and index.html's login form come before it).
+// index.html has this inline right after #root (build/index-html.ts): it paints there and then (what
+// it paints and index.html's login form come before it). Anywhere else, at the end of the parse.
 if (document.getElementById('root')) paintThenStart()
-else {
-  const watch = new MutationObserver(() => {
-    if (!document.getElementById('root')) return
-    watch.disconnect()
-    paintThenStart()
-  })
-  watch.observe(document, { childList: true, subtree: true })
-  // Never without the app, whatever the page holds.
-  document.addEventListener('DOMContentLoaded', () => {
-    watch.disconnect()
-    paintThenStart()
-  })
-}
+else document.addEventListener('DOMContentLoaded', paintThenStart)

@@ -4,7 +4,8 @@
 // answer that does; `bucketUsage` here buckets any answer at once (tests, benches).
 import { isValid, parseISO } from 'date-fns'
 import { isCompactUsageType } from '../../contract/usage-compact.ts'
-import { add, asBytes, bucketCompact, finish, scanCanonical } from '../../domain/bucketing.ts'
+import { add, finish } from '../../domain/bucket-add.ts'
+import { asBytes, bucketCompact, scanCanonical } from '../../domain/bucketing.ts'
 import { type Buckets, emptyBuckets } from '../../domain/buckets.ts'
 import { hourMs } from '../../domain/calendar.ts'
 

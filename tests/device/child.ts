@@ -8,6 +8,9 @@ export interface FedSale {
   id: string
   createdAt: string
   amount: number
+  machine?: string
+  method?: string
+  refundOf?: string
 }
 
 const runArgs = [

@@ -1,16 +1,22 @@
 // The reference device against the real server (a child process on PGlite, demo data, the demo
 // devices off): paired with a code the owner's call gave, killed with SIGKILL at random moments and
 // started again; the store's usage then holds every sale fed exactly once. The sales are dated 2001,
-// a year the demo data leaves empty, so the year's usage is exactly what the device delivered.
+// a year the demo data leaves empty, so the year's usage is exactly what the device delivered. They
+// name their machine and payment method, and each tenth is a refund of a sale fed before it
+// (docs/product.md §14): once the server is stopped, its database holds each as fed, the refunds with
+// their sale's machine and method.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { type RunningServer, runServer } from '../../scripts/run-server.ts'
-import { feedThroughKills, runDevice } from './child.ts'
+import { openDatabase, queryRows } from '../../server/db/client.ts'
+import { type FedSale, feedThroughKills, runDevice } from './child.ts'
 
 const root = mkdtempSync(path.join(tmpdir(), 'device-real-'))
 let server: RunningServer
+let stopped = false
 const owner = '01012345678'
 
 beforeAll(async () => {
@@ -23,7 +29,7 @@ beforeAll(async () => {
   })
 }, 180_000)
 afterAll(async () => {
-  await server?.stop()
+  if (!stopped) await server?.stop()
   rmSync(root, { recursive: true, force: true })
 })
 
@@ -57,10 +63,13 @@ test('killed at random moments against the real server, every sale is stored exa
   expect(await pairing.exited).toBe(0)
 
   const start = Date.parse('2001-03-01T00:00:00.000Z')
-  const sales = Array.from({ length: 400 }, (_, n) => ({
+  const methods = ['card', 'cash', 'coin', 'mobile', 'point', 'other']
+  const sales: FedSale[] = Array.from({ length: 400 }, (_, n) => ({
     id: `real-${n}`,
     createdAt: new Date(start + n * 3_600_000).toISOString(),
-    amount: 1000 + n,
+    ...(n % 10 === 9
+      ? { amount: -500, refundOf: `real-${n - 9}` }
+      : { amount: 1000 + n, machine: `W${n % 7}`, method: methods[n % methods.length] as string }),
   }))
   const runs = await feedThroughKills(dir, server.url, sales, { kills: 4, maxRunMs: 1500 })
   expect(runs).toHaveLength(5)
@@ -81,4 +90,23 @@ test('killed at random moments against the real server, every sale is stored exa
     token.access,
   )
   expect(devices[0]?.lastSaleAt).toBe(sales.at(-1)?.createdAt)
+
+  await server.stop()
+  stopped = true
+  const database = await openDatabase({ pgliteDir: path.join(root, 'data', 'pglite') })
+  try {
+    const rows = await queryRows<{ line: string }>(
+      database.db,
+      sql`select concat_ws(' ', device_sale_id, amount, machine, method, coalesce(refund_of, '-')) as line
+          from usages where device_id is not null`,
+    )
+    const byId = new Map(sales.map((sale) => [sale.id, sale]))
+    const expected = sales.map((sale) => {
+      const original = sale.refundOf ? byId.get(sale.refundOf) : sale
+      return `${sale.id} ${sale.amount} ${original?.machine} ${original?.method} ${sale.refundOf ?? '-'}`
+    })
+    expect(rows.map((row) => row.line).sort()).toEqual(expected.sort())
+  } finally {
+    await database.close()
+  }
 }, 180_000)

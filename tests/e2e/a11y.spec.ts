@@ -14,6 +14,7 @@ import {
   persisted,
   readCode,
   serviceWorkerReady,
+  shot,
   signIn,
   staff,
 } from './helpers.ts'
@@ -143,6 +144,31 @@ test('the alerts screen at 360 and 1280 px, as staff (the menu shows the alerts 
     // Nothing wider than the screen.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width)
   }
+})
+
+test('the team screen at 360 and 1280 px, as an owner, with a member being changed', async ({
+  page,
+}, testInfo) => {
+  // Three audits, each up to about 20 s on a loaded 2-core machine.
+  test.setTimeout(120_000)
+  await signIn(page, owner)
+  // Signed in: the menu is there (the busy store's year need not have loaded).
+  await expect(page.getByRole('heading', { level: 1 })).toContainText('매출')
+  await page.getByRole('button', { name: '메뉴' }).click()
+  await page.getByRole('link', { name: '팀 관리' }).click()
+  await expect(page.getByTestId('member').first()).toBeVisible()
+  await expect(page.getByTestId('team-log').or(page.getByText('아직 기록이 없습니다.'))).toBeVisible()
+  for (const width of [360, 1280]) {
+    await page.setViewportSize({ width, height: 900 })
+    await audit(page, testInfo, `the team screen at ${width} px`)
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width)
+  }
+  await page
+    .getByRole('button', { name: /’ 변경$/ })
+    .first()
+    .click()
+  await audit(page, testInfo, 'the team screen, a member being changed')
+  await page.screenshot({ path: shot('team-changing-1280.png') })
 })
 
 test('the not-found view', async ({ page }, testInfo) => {

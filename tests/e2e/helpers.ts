@@ -15,6 +15,20 @@ export const noStores = '01000000000'
 export const quietOwner = '01044445555'
 export const quietOwnerName = '윤무인'
 export const quietStoreNames = { normal: '정상 24시 빨래방', quiet: '멈춘 24시 빨래방' } as const
+/**
+ * Not demo accounts: e2e only (global-setup.ts, machines-data.ts). The owner and a staff member of one
+ * store with no sale but those tests/e2e/machines.spec.ts posts.
+ */
+export const machinesOwner = '01071717171'
+export const machinesStaff = '01072727272'
+export const machinesStoreName = '기계 시험 빨래방'
+/** Not demo accounts: e2e only, as the machines' (machines-data.ts), for tests/e2e/team-money.spec.ts. */
+export const moneyOwner = '01073737373'
+export const moneyStaff = '01074747474'
+export const moneyStoreName = '금액 숨김 빨래방'
+/** The owner of the e2e-only store of tests/e2e/messages.spec.ts (machines-data.ts adds it). */
+export const messagesOwner = '01075757575'
+export const messagesStoreName = '알림톡 시험 빨래방'
 
 const serverLog = () => {
   const file = process.env.E2E_SERVER_LOG
@@ -144,9 +158,16 @@ export async function persistedCache(page: Page) {
 
 /**
  * Waits until the buckets of a store and year (or, given 'overview', the server's overview of every
- * store) have been written to local storage (throttled by a second).
+ * store; given 'machines', a store's machines of one UTC month) have been written to local storage
+ * (throttled by a second).
  */
-export async function persisted(page: Page, ...key: [storeId: number, year: number] | ['overview']) {
+export async function persisted(
+  page: Page,
+  ...key:
+    | [storeId: number, year: number]
+    | ['overview']
+    | [storeId: number, 'machines', year: number, month: number]
+) {
   await expect
     .poll(async () => {
       const cache = await persistedCache(page)

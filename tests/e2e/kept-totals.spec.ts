@@ -26,8 +26,20 @@ test('the totals last shown are painted before the app runs, then the app takes 
   })
   try {
     const early = await stalled.newPage()
+    // What the page's first frame holds: index.html renders nothing before the painter, which follows #root.
+    await early.addInitScript(() => {
+      requestAnimationFrame(() => {
+        const totals = document.querySelectorAll('.kept-totals .summary-total').length
+        Object.assign(window, { firstFrameTotals: totals })
+      })
+    })
     await early.route(/\/assets\/app-[\w-]+\.js$/, (route) => route.abort())
     await early.goto('/')
+    await expect(early.locator('#root + script#paint-first + template#painted')).toHaveCount(1)
+    await expect(early.locator('head link[rel="expect"][href="#painted"][blocking="render"]')).toHaveCount(1)
+    await expect
+      .poll(() => early.evaluate(() => (window as unknown as { firstFrameTotals?: number }).firstFrameTotals))
+      .toBe(2)
     const painted = early.locator('.kept-totals')
     await expect(painted).toBeVisible()
     await expect(painted.locator('.summary-total')).toHaveText([shown.year, shown.month])

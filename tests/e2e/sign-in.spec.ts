@@ -166,6 +166,9 @@ test.describe('before any script has run', () => {
   test('the login screen already shows its header with the logo', async ({ page }) => {
     await page.goto('/login')
     await expect(page.getByRole('banner').getByRole('img', { name: 'Logo' })).toBeVisible()
+    // Drawn by the page itself (inline SVG): an image file would be a document of its own to build first.
+    await expect(page.locator('.shell-header > svg[role="img"][aria-label="Logo"]')).toBeVisible()
+    await expect(page.locator('.shell-header img')).toHaveCount(0)
   })
 })
 
@@ -176,9 +179,15 @@ test('the logo painted from the page itself stays when the app starts, rather th
     const removed: string[] = []
     Object.assign(window, { removedLogos: removed })
     new MutationObserver((mutations) => {
+      // The logo as index.html draws it (inline SVG) and as the app's header does (an image).
       for (const mutation of mutations)
         for (const node of mutation.removedNodes)
-          if (node instanceof Element && node.matches('img[alt="Logo"], :has(img[alt="Logo"])'))
+          if (
+            node instanceof Element &&
+            node.matches(
+              'img[alt="Logo"], svg[aria-label="Logo"], :has(img[alt="Logo"]), :has(svg[aria-label="Logo"])',
+            )
+          )
             removed.push(node.outerHTML)
     }).observe(document, { childList: true, subtree: true })
   })

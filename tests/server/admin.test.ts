@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { runAdmin } from '../../server/admin.ts'
 import { addStore, addUser, listStores, renameGuessablePictures } from '../../server/db/accounts.ts'
 import { queryRows } from '../../server/db/client.ts'
+import { type FailedOutcome, recordMessageFailure } from '../../server/messages/failures.ts'
 import { bearer, capturedSms, sharedTestApp, signIn } from './test-app.ts'
 
 const owner = '01012345678'
@@ -147,6 +148,51 @@ describe('npm run admin', () => {
     await expect(admin('grant', '01099999999', '1')).rejects.toThrow(/no user/)
     await expect(admin('grant', owner, '7')).rejects.toThrow(/no store 7/)
     await expect(admin('fly')).rejects.toThrow(/unknown command: fly/)
+  })
+
+  it('messages lists the last messages the provider refused or that failed, newest first, masked', async () => {
+    expect((await admin('messages')).output).toBe('no message failures')
+    const log = { error: () => {} }
+    const failure = (at: string, to: string, outcome: FailedOutcome) =>
+      recordMessageFailure(current.app.db, log, {
+        purpose: 'signIn',
+        to,
+        outcome,
+        attempts: 1,
+        at: new Date(at),
+      })
+    await failure('2026-12-01T00:00:00Z', '01011112222', {
+      status: 'failed',
+      channel: 'sms',
+      code: 'InternalError',
+      detail: '서버 오류',
+      httpStatus: 500,
+    })
+    await failure('2026-12-02T00:00:00Z', owner, {
+      status: 'refused',
+      channel: 'alimtalk',
+      reason: 'templateNotApproved',
+      code: '3034',
+      detail: '검수 완료되지 않은 템플릿입니다.',
+    })
+    const listed = await admin('messages')
+    expect(listed.code).toBe(0)
+    expect(listed.output.split('\n')).toEqual([
+      '2026-12-02T00:00:00.000Z  signIn  alimtalk  refused (templateNotApproved)  code 3034  to *******5678  검수 완료되지 않은 템플릿입니다.',
+      '2026-12-01T00:00:00.000Z  signIn  sms  failed after 1 try  code InternalError (HTTP 500)  to *******2222  서버 오류',
+    ])
+    expect((await admin('messages', '--limit', '1')).output.split('\n')).toHaveLength(1)
+    await expect(admin('messages', '--limit', '0')).rejects.toThrow('--limit is 1 to 1000')
+    // Kept 90 days: a failure 91 days later removes the first two.
+    await failure('2027-03-03T00:00:00Z', owner, {
+      status: 'failed',
+      channel: 'sms',
+      code: 'NetworkError',
+      detail: 'fetch failed',
+    })
+    expect((await admin('messages')).output).toMatch(
+      /^2027-03-03T00:00:00.000Z .*code NetworkError .*fetch failed$/,
+    )
   })
 
   it('sign-out ends every sign-in of a user, and remove-user deletes the user: their tokens stop working', async () => {

@@ -3,7 +3,9 @@
 // madge parses TypeScript with TypeScript's JavaScript API, which TypeScript 7 (the project's compiler)
 // no longer has: its parser is given the TypeScript 6 that @ts-morph/common carries (a file of its own,
 // with no `tsc` of its own beside the project's) instead.
+import { readdirSync, readFileSync } from 'node:fs'
 import Module, { createRequire } from 'node:module'
+import { sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { expect, it } from 'vitest'
 
@@ -41,4 +43,34 @@ async function importCircles() {
 
 it('no import circle in src, contract, domain, server or device', { timeout: 120_000 }, async () => {
   expect(await importCircles()).toEqual([])
+})
+
+// Who may see which store has one owner, server/store-access.ts (docs/architecture.md): every other
+// query asks it (its queries and SQL fragments) instead of naming the memberships table itself. Only
+// the schema, its migrations and the code that writes memberships (the seed, the admin command's
+// accounts, the team's changes) name it besides.
+const membershipWriters = [
+  'server/store-access.ts',
+  'server/db/schema.ts',
+  'server/db/seed.ts',
+  'server/db/accounts.ts',
+  'server/team/members.ts',
+]
+
+/** The product's server files, besides the memberships' owner and writers, that name the memberships table in code. */
+function membershipReaders() {
+  const files = readdirSync(`${root}/server`, { recursive: true, encoding: 'utf8' })
+    .map((file) => `server/${file.split(sep).join('/')}`)
+    .filter((file) => /\.tsx?$/.test(file) && !file.startsWith('server/db/migrations/'))
+    .filter((file) => !membershipWriters.includes(file))
+  return files.filter((file) => {
+    const code = readFileSync(`${root}/${file}`, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/(^|[^:])\/\/.*$/gm, '$1')
+    return /\bmemberships\b/.test(code)
+  })
+}
+
+it('only server/store-access.ts reads the memberships table', () => {
+  expect(membershipReaders()).toEqual([])
 })

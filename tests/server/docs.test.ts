@@ -1,6 +1,7 @@
 // The docs as rules, checked: docs/product.md stays a description of rules (at most 600 lines, the
 // measured figures in bench/README.md), every "decision N" cited anywhere in the repo has its line in
-// product.md's index of decisions (and that line's link names a section of the file), the docs' links
+// the index of decisions, docs/decisions.md (and that line's link names a section of product.md or of
+// the bench notebook), the docs' links
 // to files of the repo resolve, and no tracked file cites an issue number: the repo speaks for itself,
 // so a comment names the rule or the decision, never the ticket it came from.
 import { execFileSync } from 'node:child_process'
@@ -60,18 +61,13 @@ function anchorsOf(text: string): Set<string> {
 
 const product = read('docs/product.md')
 const anchors: Record<string, Set<string>> = {
-  '': anchorsOf(product),
+  'product.md': anchorsOf(product),
   '../bench/README.md': anchorsOf(read('bench/README.md')),
 }
-// The index is a table of decisions, a few to a row: "| 133 | held calls streamed | [§8.4](#84-live-changes) |".
-const indexStart = product.search(/^## \d+\. Index of decisions/m)
+// The index is a table of decisions, a few to a row: "| 133 | held calls streamed | [§8.4](product.md#84-live-changes) |".
 const indexed = new Map<number, string>()
-if (indexStart >= 0) {
-  for (const [, n, link] of product
-    .slice(indexStart)
-    .matchAll(/\| (\d+) \| [^|\n]+ \| (\[[^\]]+\]\([^)]+\))/g))
-    indexed.set(Number(n), link ?? '')
-}
+for (const [, n, link] of read('docs/decisions.md').matchAll(/\| (\d+) \| [^|\n]+ \| (\[[^\]]+\]\([^)]+\))/g))
+  indexed.set(Number(n), link ?? '')
 
 describe('the docs as rules', () => {
   it('keeps docs/product.md at 600 lines or fewer', () => {

@@ -1,9 +1,12 @@
 // Checks a real answer against GET /api/openapi.json: the status is declared for the operation, and
 // the body is what the document says (JSON matching the declared schema, or empty when none is).
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
+import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import { Compile } from 'typebox/compile'
+import { beforeAll } from 'vitest'
 
 type JsonSchema = Record<string, unknown>
+type InjectFunction = (options: InjectOptions) => Promise<LightMyRequestResponse>
 
 interface Operation {
   parameters?: { name: string; in: string; required?: boolean; schema: JsonSchema }[]
@@ -69,6 +72,14 @@ export function problems(document: OpenApiDocument, method: string, path: string
   const declared = operation.responses[String(answer.statusCode)]
   if (!declared) return [`${method} ${path} answered ${answer.statusCode}, which it does not declare`]
   const content = declared.content?.['application/json']
+  // A declared text form other than JSON (the tax export's CSV): its type as declared, and a body.
+  const mediaType =
+    String(answer.headers['content-type'] ?? '')
+      .split(';')[0]
+      ?.trim() ?? ''
+  const text = mediaType !== 'application/json' ? declared.content?.[mediaType] : undefined
+  if (text && text.schema.type === 'string')
+    return answer.body === '' ? [`${answer.statusCode} ${mediaType} came without a body`] : []
   if (!content) {
     return answer.body === ''
       ? []
@@ -136,4 +147,34 @@ export async function unguardedDeclarations(
       found.push(`${method} ${path}: refuses without a token but declares no bearer scheme`)
   }
   return found.sort()
+}
+
+/**
+ * Checks every answer the file's shared app gives against its OpenAPI document, from the file's
+ * `beforeAll` on: `seen` collects each "METHOD path status" met (a file's last test can then ask that
+ * every declared status was met), `undeclared` each problem. `documentPath` turns a URL into the
+ * document's path (its parameters as `{id}`).
+ */
+export function checkEveryAnswer(
+  current: { readonly app: { inject: InjectFunction } },
+  documentPath: (url: string) => string,
+) {
+  const seen = new Set<string>()
+  const undeclared: string[] = []
+  beforeAll(async () => {
+    const { app } = current
+    const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as OpenApiDocument
+    const inject = app.inject.bind(app)
+    app.inject = (async (options: InjectOptions) => {
+      const response = await inject(options)
+      const { method = 'GET', url = '' } = options as { method?: string; url?: string }
+      const path = documentPath(url)
+      seen.add(`${method} ${path} ${response.statusCode}`)
+      undeclared.push(
+        ...problems(document, method, path, answerOf(response)).map((p) => `${method} ${url}: ${p}`),
+      )
+      return response
+    }) as InjectFunction
+  })
+  return { seen, undeclared }
 }

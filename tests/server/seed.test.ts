@@ -54,11 +54,68 @@ describe('demo data', () => {
     expect(new Date(String(span?.last)).getTime()).toBeGreaterThan(now.getTime() - 3600_000)
   })
 
-  it('prices every cycle between 3,000 and 8,000 won', async () => {
-    const [range] = await rows<{ low: number; high: number }>(
-      sql`select min(amount) as low, max(amount) as high from usages`,
+  it('prices every cycle between 3,000 and 8,000 won, and refunds one of them now and then', async () => {
+    const [range] = await rows<{ low: number; high: number; refundLow: number; refundHigh: number }>(
+      sql`select min(amount) filter (where amount >= 0) as low, max(amount) filter (where amount >= 0) as high,
+            min(amount) filter (where amount < 0) as "refundLow", max(amount) filter (where amount < 0) as "refundHigh"
+          from usages`,
     )
-    expect(range).toEqual({ low: 3000, high: 8000 })
+    expect(range).toEqual({ low: 3000, high: 8000, refundLow: -8000, refundHigh: -3000 })
+  })
+
+  it("names every record's machine (by weight, at its prices) and method (by share); a refund or two a week a store", async () => {
+    const machines = await rows<{
+      store: number
+      machine: string
+      kind: string
+      n: number
+      low: number
+      high: number
+    }>(sql`
+      select m.store_id as store, m.machine, m.reported_kind as kind, count(u.*)::int as n,
+        min(u.amount) filter (where u.amount >= 0) as low, max(u.amount) as high
+      from machines m join usages u on u.store_id = m.store_id and u.machine = m.machine
+      group by m.store_id, m.machine, m.reported_kind order by m.store_id, m.machine`)
+    const of = (store: number) => machines.filter((m) => m.store === store)
+    expect(of(1).map((m) => m.machine)).toEqual(['D1', 'D2', 'D3', 'D4', 'W1', 'W2', 'W3', 'W4', 'W5', 'W6'])
+    for (const store of [1, 2, 3]) {
+      expect(of(store).length).toBeGreaterThanOrEqual(6)
+      expect(of(store).length).toBeLessThanOrEqual(12)
+      expect(of(store).every((m) => m.kind === (m.machine.startsWith('W') ? 'washer' : 'dryer'))).toBe(true)
+    }
+    const busy = (name: string) => of(1).find((m) => m.machine === name)
+    // W1 is the most used washer, W5 the least of the ordinary ones; W6 (대형) alone charges 6,000–8,000.
+    expect(busy('W1')?.n).toBeGreaterThan(2 * (busy('W5')?.n ?? 0))
+    expect(busy('D1')?.n).toBeGreaterThan(2 * (busy('D4')?.n ?? 0))
+    expect(busy('W6')).toMatchObject({ low: 6000, high: 8000 })
+    expect(
+      of(1)
+        .filter((m) => m.machine !== 'W6')
+        .every((m) => m.high <= 5000),
+    ).toBe(true)
+
+    const [unnamed] = await rows<{ n: number }>(
+      sql`select count(*)::int as n from usages where machine is null or method is null`,
+    )
+    expect(unnamed?.n).toBe(0)
+    const methods = await rows<{ method: string; share: number }>(sql`
+      select method, (100.0 * count(*) / sum(count(*)) over ())::float as share
+      from usages where amount >= 0 group by method order by method`)
+    const designed = { card: 65, cash: 10, coin: 8, mobile: 15, point: 2 }
+    expect(methods.map((m) => m.method)).toEqual(Object.keys(designed))
+    for (const { method, share } of methods)
+      expect(Math.abs(share - designed[method as keyof typeof designed])).toBeLessThan(1)
+
+    const refunds = await rows<{ store: number; n: number }>(sql`
+      select store_id as store, count(*)::int as n
+      from usages where amount < 0 group by store_id order by store_id`)
+    expect(refunds.map((r) => r.store)).toEqual([1, 2, 3])
+    const weeks = (now.getTime() - Date.parse('2025-01-01T00:00:00Z')) / (7 * 86_400_000)
+    for (const { n } of refunds) {
+      const perWeek = n / weeks
+      expect(perWeek).toBeGreaterThan(0.8)
+      expect(perWeek).toBeLessThan(2.5)
+    }
   })
 
   it('is realistic: busier in the Korean evening than at night, and at weekends than on weekdays', async () => {
@@ -79,7 +136,7 @@ describe('demo data', () => {
     try {
       await seedDemoIfEmpty(later.db, imageDir, new Date(now.getTime() + 86_400_000))
       const fingerprint = `select store_id, count(*)::int as n, sum(amount)::bigint::text as total,
-          md5(string_agg(created_at::text || amount, ',' order by created_at, amount)) as digest
+          md5(string_agg(created_at::text || amount || machine || method, ',' order by created_at, amount)) as digest
         from usages where created_at <= '${now.toISOString()}' group by store_id order by store_id`
       const [a, b] = await Promise.all([
         queryRows(database.db, sql.raw(fingerprint)),

@@ -12,6 +12,8 @@ describe('serving the web app, pictures and the API description', () => {
   const script = `console.log(${JSON.stringify('빨래방 '.repeat(500))})`
   /** The first painter, which the build writes into index.html (build/index-html.ts). */
   const painter = '(()=>{document.title="app"})();'
+  /** The app's stylesheet, which the build writes into index.html too. */
+  const style = ':root{--brand:#4db8ff}body{margin:0}'
   const dir = mkdtempSync(path.join(tmpdir(), 'laundry-web-'))
   beforeAll(async () => {
     mkdirSync(path.join(dir, 'web', 'assets'), { recursive: true })
@@ -20,7 +22,7 @@ describe('serving the web app, pictures and the API description', () => {
     writeFileSync(path.join(dir, 'images', 'demo', 'owner.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>')
     writeFileSync(
       path.join(dir, 'web', 'index.html'),
-      `<!doctype html><title>app</title><script data-app="/assets/index-abc123.js">${painter}</script><script type="module" src="/assets/index-abc123.js"></script>`,
+      `<!doctype html><title>app</title><script data-app="/assets/index-abc123.js">${painter}</script><style>${style}</style><script type="module" src="/assets/index-abc123.js"></script>`,
     )
     writeFileSync(path.join(dir, 'web', 'assets', 'index-abc123.js'), 'console.log(1)')
     // What the build writes beside each file: the same bytes compressed once, as hard as they go.
@@ -99,6 +101,9 @@ describe('serving the web app, pictures and the API description', () => {
     // Scripts of our own only: files, and index.html's inline painter by its hash (no other inline script).
     const painterHash = createHash('sha256').update(painter).digest('base64')
     expect(csp).toContain(`script-src 'self' 'sha256-${painterHash}';`)
+    // Styles likewise: files, and index.html's own stylesheet by its hash.
+    const styleHash = createHash('sha256').update(style).digest('base64')
+    expect(csp).toContain(`style-src 'self' 'sha256-${styleHash}';`)
     expect(csp).not.toContain('unsafe-inline')
     // A new build deployed in place: its painter's hash, without a restart.
     const index = path.join(dir, 'web', 'index.html')
@@ -113,6 +118,7 @@ describe('serving the web app, pictures and the API description', () => {
       'content-security-policy'
     ]
     expect(api).toContain("script-src 'self';")
+    expect(api).toContain("style-src 'self';")
     expect(csp).toContain("object-src 'none'")
     expect(csp).toContain("frame-ancestors 'none'")
     expect(csp).not.toContain('upgrade-insecure-requests')
@@ -136,6 +142,14 @@ describe('serving the web app, pictures and the API description', () => {
       '/api/v0/push/test',
       '/api/v0/store/{id}/devices',
       '/api/v0/store/{id}/devices/{deviceId}',
+      '/api/v0/store/{id}/export/tax.csv',
+      '/api/v0/store/{id}/invites',
+      '/api/v0/store/{id}/invites/{inviteId}',
+      '/api/v0/store/{id}/machines',
+      '/api/v0/store/{id}/machines/{machine}',
+      '/api/v0/store/{id}/members',
+      '/api/v0/store/{id}/members/log',
+      '/api/v0/store/{id}/members/{userId}',
       '/api/v0/store/{id}/usage',
       '/api/v0/store/{id}/usage/changes',
       '/api/v0/stores/overview',

@@ -1,11 +1,11 @@
 // The devices screen's rules (docs/product.md decision 73) and the screen in the app's real route
 // tree, with the API faked at the network edge: owners see the devices in the header's menu and the
 // screen; staff see only the alerts there (decision 96), and the screen tells them it is for owners.
-import { screen, within } from '@testing-library/react'
+import { act, screen, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import type { Device } from '../../contract/api.ts'
-import { deviceState, skewText } from '../../src/features/devices/device-state.ts'
+import { deviceState, nextStateChange, skewText } from '../../src/features/devices/device-state.ts'
 import { signedIn, startAt } from './app-at.tsx'
 import { fakeServer, json } from './fake-server.ts'
 
@@ -20,6 +20,9 @@ const device = (fields: Partial<Device>): Device => ({
   pending: 0,
   skewMs: 0,
   revokedAt: null,
+  terminal: null,
+  terminalSince: null,
+  machines: [],
   ...fields,
 })
 
@@ -86,4 +89,39 @@ describe('the devices screen', () => {
     expect(screen.queryByRole('link', { name: '단말기 관리' })).not.toBeInTheDocument()
     expect(server.calls.filter((call) => call.path.includes('/devices'))).toEqual([])
   })
+
+  it('an open screen shows a device offline the moment it missed 3 heartbeats, not at its next minute (a fake clock)', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true, now: now })
+    try {
+      signedIn(stores)
+      fakeServer({
+        'GET /api/v0/store/1/usage': () => json(200, { usages: [] }),
+        'GET /api/v0/store/1/devices': () =>
+          json(200, { devices: [device({ lastSeenAt: '2026-11-25T08:57:10.000Z' })] }),
+      })
+      startAt('/devices?store=1')
+      const item = await screen.findByTestId('device')
+      expect(within(item).getByText('연결됨')).toBeInTheDocument()
+      // 3 minutes after its last heartbeat, 10 s after the screen opened (its minute's tick is 50 s away).
+      await act(() => vi.advanceTimersByTimeAsync(10_001))
+      expect(within(item).getByText('연결 끊김')).toBeInTheDocument()
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+})
+
+it('the next instant a listed device turns offline by itself', () => {
+  expect(nextStateChange([], now)).toBeNull()
+  expect(
+    nextStateChange(
+      [
+        device({ lastSeenAt: '2026-11-25T08:59:00.000Z' }),
+        device({ lastSeenAt: '2026-11-25T08:58:00.000Z' }),
+        device({ lastSeenAt: '2026-11-25T08:50:00.000Z' }), // offline already
+        device({ lastSeenAt: '2026-11-25T08:58:30.000Z', revokedAt: '2026-11-25T08:59:00.000Z' }),
+      ],
+      now,
+    ),
+  ).toBe(Date.parse('2026-11-25T09:01:00.001Z'))
 })

@@ -1,7 +1,11 @@
 import '@testing-library/jest-dom/vitest'
-import { cleanup } from '@testing-library/react'
+import { cleanup, configure } from '@testing-library/react'
 import Cookies from 'js-cookie'
 import { afterEach, vi } from 'vitest'
+
+// A screen's lazily loaded part (the machines section, a route's chunk) is imported on first use: on a
+// loaded 2-core machine that alone can pass the library's 1 s wait, so `find…` and `waitFor` wait up to 5 s.
+configure({ asyncUtilTimeout: 5000 })
 
 afterEach(() => {
   cleanup()

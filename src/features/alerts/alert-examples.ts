@@ -6,9 +6,12 @@ import type { AlertKind } from '../../../contract/api.ts'
 import {
   type AlertText,
   deviceOfflineAlert,
+  machineErrorAlert,
+  machineSilentAlert,
   quietAlert,
   summaryLine,
   summaryTitle,
+  terminalAlert,
 } from '../../../domain/alert-texts.ts'
 
 const store = '역삼점'
@@ -17,6 +20,14 @@ const examples = (): Record<AlertKind, AlertText> => ({
   quiet: quietAlert(store, { since: 0, quietHours: 3, expectedSales: 18 }),
   // At 14:32 KST.
   deviceOffline: deviceOfflineAlert(store, { device: '카운터 옆 결제기' }, Date.UTC(2026, 2, 16, 5, 32)),
+  machineError: machineErrorAlert(
+    store,
+    { name: '세탁기 3', kind: 'washer' },
+    'E21',
+    Date.UTC(2026, 2, 16, 5, 32),
+  ),
+  machineSilent: machineSilentAlert(store, { name: '세탁기 3', kind: 'washer' }, 5, 14),
+  paymentTerminal: terminalAlert(store, { failedPayments: 3 }, Date.UTC(2026, 2, 16, 5, 32)),
   // The first line of three stores'.
   morningSummary: {
     title: summaryTitle(Date.UTC(2026, 2, 15), 3),

@@ -1,50 +1,20 @@
 // The alerts screen (`/alerts`, docs/product.md §12, decisions 94–96): what each alert means, with an
 // example; `알림 받기` (the permission is asked only when it is pressed), or how to add the app to the
 // home screen on iOS, or how to allow a denied permission again; `시험 알림 보내기`; the settings of
-// each store (each kind, quiet hours, a 24-hour snooze); the alerts sent and held, with their times.
+// each store (alert-settings-card.tsx); the alerts sent and held, with their times and how each went out
+// by each channel; the month's messages by channel of the stores the user owns.
 // Owner and staff alike, each for themselves. The examples are worded by the functions the pushes are,
 // at build time (alert-examples.ts).
-import { useQuery, useQueryClient } from '@tanstack/react-query'
-import { useEffect, useId, useState } from 'react'
-import type {
-  Alert,
-  AlertKind,
-  AlertSettingsAnswer,
-  AlertSettingsRequest,
-  Store,
-  StoreAlertSettings,
-} from '../../../contract/api.ts'
+import { useQuery } from '@tanstack/react-query'
+import { useEffect, useState } from 'react'
+import type { Alert, AlertsAnswer, Store } from '../../../contract/api.ts'
 import { dayAndTime } from '../../../domain/format.ts'
-import { requestJson } from '../../lib/api.ts'
 import { useDocumentTitle } from '../../lib/document-title.ts'
-import { alertSettingsPath, alertSettingsQuery, alertsKeys, alertsListQuery } from './alerts-queries.ts'
+import { alertKinds } from './alert-kinds.ts'
+import { StoreSettings } from './alert-settings-card.tsx'
+import { alertSettingsQuery, alertsListQuery } from './alerts-queries.ts'
 import { isSubscribed, pushSupport, sendTestAlert, turnOnAlerts } from './push-subscription.ts'
 import './alerts.css'
-
-/** Each kind: its name, what it means, and an example as the phone shows it (worded at build time). */
-export const alertKinds: { kind: AlertKind; name: string; meaning: string; example: [string, string] }[] = [
-  {
-    kind: 'quiet',
-    name: '판매 없음',
-    meaning:
-      '평소라면 판매가 있었을 시간 동안 판매가 없으면 알려 드립니다. 카드 단말기나 동전 교환기 고장을 그날 바로 알 수 있습니다. 판매가 다시 시작되면 같은 알림이 ‘다시 판매 시작’으로 바뀝니다.',
-    example: __ALERT_EXAMPLES__.quiet,
-  },
-  {
-    kind: 'deviceOffline',
-    name: '단말기 연결 끊김',
-    meaning:
-      '매장 단말기가 3분 넘게 응답하지 않으면 알려 드립니다. 매장의 단말기가 한꺼번에 끊기면 알림은 하나만 갑니다.',
-    example: __ALERT_EXAMPLES__.deviceOffline,
-  },
-  {
-    kind: 'morningSummary',
-    name: '아침 요약',
-    meaning:
-      '매일 오전 9시 5분에 어제 매출과 건수를 평소 같은 요일과, 이번 달을 지난달 같은 때와 견주어 알려 드립니다. 모든 매장을 알림 하나에 담습니다.',
-    example: __ALERT_EXAMPLES__.morningSummary,
-  },
-]
 
 type Permission = NotificationPermission | 'unsupported' | 'ios-browser'
 
@@ -147,106 +117,43 @@ function Receive() {
   )
 }
 
-function StoreSettings({ settings, store }: { settings: StoreAlertSettings; store: Store | undefined }) {
-  const queryClient = useQueryClient()
-  const id = useId()
-  const [error, setError] = useState<string | null>(null)
-  const [busy, setBusy] = useState(false)
-  const [quietStart, setQuietStart] = useState(settings.quietHours?.start ?? '23:00')
-  const [quietEnd, setQuietEnd] = useState(settings.quietHours?.end ?? '07:00')
-  const change = (body: Omit<AlertSettingsRequest, 'storeId'>) => {
-    setBusy(true)
-    setError(null)
-    requestJson<AlertSettingsAnswer>(alertSettingsPath, {
-      method: 'PUT',
-      body: { storeId: settings.storeId, ...body },
-    })
-      .then((answer) => queryClient.setQueryData(alertsKeys.settings(), answer))
-      .catch((failure: unknown) => setError(failure instanceof Error ? failure.message : String(failure)))
-      .finally(() => setBusy(false))
-  }
-  const name = store?.name ?? `매장 ${settings.storeId}`
+const channelNames = { push: '푸시', kakao: '알림톡' }
+const statusNames = {
+  pending: '보내기 전',
+  sent: '전달함',
+  fallbackSms: '문자로 대신 보냄',
+  failed: '보내지 못함',
+  capped: '하루 한도가 넘어 목록에만 남김',
+}
+
+/** How the alert went out by each channel (decision 233): `푸시 전달함 · 알림톡 문자로 대신 보냄`. */
+const deliveriesText = (alert: Alert) =>
+  alert.deliveries
+    .map((delivery) => `${channelNames[delivery.channel]} ${statusNames[delivery.status]}`)
+    .join(' · ')
+
+/** This month's messages by channel of each store the user owns (decision 235). */
+function MessageCounts({ counts, stores }: { counts: AlertsAnswer['messageCounts']; stores: Store[] }) {
+  if (counts.length === 0) return null
   return (
-    <fieldset className="alerts-store" data-testid="alert-settings" disabled={busy}>
-      <legend>{name}</legend>
-      {alertKinds.map(({ kind, name: kindName }) => (
-        <label key={kind} className="alerts-check">
-          <input
-            type="checkbox"
-            checked={settings[kind]}
-            onChange={(event) => change({ [kind]: event.target.checked })}
-          />
-          {kindName}
-        </label>
-      ))}
-      <div className="alerts-quiet">
-        <label className="alerts-check">
-          <input
-            type="checkbox"
-            checked={settings.quietHours !== null}
-            onChange={(event) =>
-              change({ quietHours: event.target.checked ? { start: quietStart, end: quietEnd } : null })
-            }
-          />
-          방해 금지 시간 (한국 시간)
-        </label>
-        {settings.quietHours && (
-          <span className="alerts-times">
-            <label htmlFor={`${id}-start`} className="visually-hidden">
-              {name} 방해 금지 시작
-            </label>
-            <input
-              id={`${id}-start`}
-              type="time"
-              value={quietStart}
-              onChange={(event) => setQuietStart(event.target.value)}
-              onBlur={() =>
-                quietStart !== settings.quietHours?.start &&
-                change({ quietHours: { start: quietStart, end: quietEnd } })
-              }
-            />
-            <span aria-hidden="true">~</span>
-            <label htmlFor={`${id}-end`} className="visually-hidden">
-              {name} 방해 금지 끝
-            </label>
-            <input
-              id={`${id}-end`}
-              type="time"
-              value={quietEnd}
-              onChange={(event) => setQuietEnd(event.target.value)}
-              onBlur={() =>
-                quietEnd !== settings.quietHours?.end &&
-                change({ quietHours: { start: quietStart, end: quietEnd } })
-              }
-            />
-          </span>
-        )}
-      </div>
-      <p className="alerts-snooze">
-        {settings.snoozedUntil ? (
-          <>
-            <span>{dayAndTime(Date.parse(settings.snoozedUntil))}까지 알림을 끔</span>{' '}
-            <button type="button" className="alerts-secondary" onClick={() => change({ snooze: false })}>
-              다시 켜기
-            </button>
-          </>
-        ) : (
-          <button type="button" className="alerts-secondary" onClick={() => change({ snooze: true })}>
-            24시간 알림 끄기
-          </button>
-        )}
-      </p>
-      {error && (
-        <p className="alerts-error" role="alert">
-          {error}
-        </p>
-      )}
-    </fieldset>
+    <section aria-labelledby="alerts-counts-title" data-testid="message-counts">
+      <h2 id="alerts-counts-title">이번 달 보낸 알림</h2>
+      <ul className="alerts-list">
+        {counts.map((count) => (
+          <li key={count.storeId} className="alerts-note">
+            {stores.find((store) => store.id === count.storeId)?.name ?? `매장 ${count.storeId}`} ·{' '}
+            {count.month.slice(5).replace(/^0/, '')}월: 푸시 {count.push}건 · 알림톡 {count.kakao}건 · 문자{' '}
+            {count.sms}건
+          </li>
+        ))}
+      </ul>
+    </section>
   )
 }
 
 function AlertItem({ alert, stores }: { alert: Alert; stores: Store[] }) {
   const store = stores.find((option) => option.id === alert.storeId)
+  const deliveries = deliveriesText(alert)
   return (
     <li className="alerts-item" data-testid="alert">
       <p className="alerts-item-head">
@@ -263,6 +170,11 @@ function AlertItem({ alert, stores }: { alert: Alert; stores: Store[] }) {
           ? ` · 보냄 ${dayAndTime(Date.parse(alert.sentAt))}`
           : ''}
       </p>
+      {deliveries && (
+        <p className="alerts-note" data-testid="alert-deliveries">
+          {deliveries}
+        </p>
+      )}
     </li>
   )
 }
@@ -294,7 +206,8 @@ export function AlertsPage({ stores }: { stores: Store[] }) {
         </ul>
         <p className="alerts-note">
           알림은 매장 하나에 하루 3개, 모두 합쳐 하루 6개까지만 갑니다 (아침 요약은 빼고). 방해 금지 시간에
-          생긴 알림은 아래 목록에만 남고, 끝날 때까지 그 상황이 이어지면 그때 한 번 알려 드립니다.
+          생긴 알림은 아래 목록에만 남고, 끝날 때까지 그 상황이 이어지면 그때 한 번 알려 드립니다. 알림톡과
+          문자는 한 사람에게 하루 20개까지 가고, 넘으면 목록에만 남습니다.
         </p>
       </section>
       <section aria-labelledby="alerts-settings-title">
@@ -310,11 +223,13 @@ export function AlertsPage({ stores }: { stores: Store[] }) {
             <StoreSettings
               key={`${entry.storeId}-${entry.quietHours?.start}-${entry.quietHours?.end}`}
               settings={entry}
+              kakaoKinds={settings.data.kakaoKinds ?? []}
               store={stores.find((store) => store.id === entry.storeId)}
             />
           ))
         )}
       </section>
+      {list.data?.messageCounts && <MessageCounts counts={list.data.messageCounts} stores={stores} />}
       <section aria-labelledby="alerts-list-title">
         <h2 id="alerts-list-title">보낸 알림과 보류한 알림</h2>
         {list.isPending ? (

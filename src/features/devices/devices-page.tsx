@@ -9,41 +9,13 @@ import { dayAndTime, timeOfDay } from '../../../domain/format.ts'
 import { now as clockNow } from '../../figures/clock.ts'
 import { request, requestJson } from '../../lib/api.ts'
 import { useDocumentTitle } from '../../lib/document-title.ts'
+import { useAction } from '../../lib/use-action.ts'
 import { useMinuteTick } from '../../lib/use-minute-tick.ts'
+import { DeviceMachines } from './device-machines.tsx'
 import { deviceState, skewText } from './device-state.ts'
 import { devicesKeys, devicesPath, devicesQuery } from './devices-query.ts'
+import { useStateChangeTick } from './use-state-change.ts'
 import './devices.css'
-
-/**
- * One call the owner starts (add, rename, revoke): whether it runs, its error, its answer. (Not
- * TanStack Query's useMutation: that would put its code in the chunk every signed-in screen loads.)
- */
-function useAction<Input, Output>(
-  call: (input: Input) => Promise<Output>,
-  done?: (output: Output) => unknown,
-) {
-  const [state, setState] = useState<{ isPending: boolean; error: Error | null; data: Output | undefined }>({
-    isPending: false,
-    error: null,
-    data: undefined,
-  })
-  const mutate = (input: Input) => {
-    setState((previous) => ({ ...previous, isPending: true, error: null }))
-    call(input).then(
-      async (data) => {
-        await done?.(data)
-        setState({ isPending: false, error: null, data })
-      },
-      (error: unknown) =>
-        setState({
-          isPending: false,
-          data: undefined,
-          error: error instanceof Error ? error : new Error(String(error)),
-        }),
-    )
-  }
-  return { ...state, mutate }
-}
 
 const when = (instant: string | null) => (instant === null ? '—' : dayAndTime(Date.parse(instant)))
 
@@ -127,6 +99,7 @@ function DeviceItem({ device, storeId, now }: { device: Device; storeId: number;
           <dd>{skewText(device.skewMs)}</dd>
         </div>
       </dl>
+      <DeviceMachines device={device} />
       {device.revokedAt === null &&
         (renaming ? (
           <form
@@ -256,6 +229,7 @@ export function DevicesPage({
   const storeFieldId = useId()
   const storeId = store?.id ?? 0
   const list = useQuery({ ...devicesQuery(storeId), enabled: store !== undefined })
+  useStateChangeTick(list.data?.devices)
   const now = clockNow().getTime()
 
   return (

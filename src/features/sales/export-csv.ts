@@ -49,9 +49,9 @@ export function csvFileName(storeName: string, period: Period, wholeYear: boolea
   return `${store}_${wholeYear ? period.year : `${period.year}-${pad(period.month)}`}.csv`
 }
 
-/** Hands the file to the browser's download. */
-export function downloadCsv(fileName: string, text: string) {
-  const url = URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' }))
+/** Hands the file (its text, or a file fetched from the server) to the browser's download. */
+export function downloadCsv(fileName: string, contents: string | Blob) {
+  const url = URL.createObjectURL(new Blob([contents], { type: 'text/csv;charset=utf-8' }))
   const link = document.createElement('a')
   link.href = url
   link.download = fileName

@@ -7,6 +7,7 @@
 import { type QueryClient, queryOptions, useQueryClient } from '@tanstack/react-query'
 import { useEffect } from 'react'
 import type { StoresOverviewAnswer, StoresOverviewReply } from '../../../contract/api.ts'
+import { withChange } from '../../../domain/overview-clock.ts'
 import { usageKeys, usageRefetchMs } from '../../figures/year-query.ts'
 import { HttpError, requestJson } from '../../lib/api.ts'
 import { isFollowed } from '../../live/followed.ts'
@@ -20,23 +21,26 @@ export type Overview = StoresOverviewAnswer | { absent: true }
 export const overviewKey = usageKeys.overview()
 export const overviewPath = '/api/v0/stores/overview'
 
+/** The overview from its call's answer: a 404 says the server has no such call. */
+export async function overviewFrom(answer: Promise<StoresOverviewAnswer>): Promise<Overview> {
+  try {
+    return await answer
+  } catch (error) {
+    if (error instanceof HttpError && error.status === 404) return { absent: true }
+    throw error
+  }
+}
+
 export const overviewQuery = queryOptions<Overview, Error, Overview, typeof overviewKey>({
   queryKey: overviewKey,
-  queryFn: async ({ signal }) => {
-    try {
-      return await requestJson<StoresOverviewAnswer>(overviewPath, { signal })
-    } catch (error) {
-      if (error instanceof HttpError && error.status === 404) return { absent: true }
-      throw error
-    }
-  },
+  queryFn: ({ signal }) => overviewFrom(requestJson<StoresOverviewAnswer>(overviewPath, { signal })),
   // As the years: fetched again every 5 minutes while shown, unless the live loop follows it.
   refetchInterval: (query) => (isFollowed(query) ? false : usageRefetchMs),
   staleTime: (query) => (isFollowed(query) ? Number.POSITIVE_INFINITY : 60_000),
   refetchOnReconnect: (query) => !isFollowed(query) && 'always',
 })
 
-/** The held overview call: only the stores that changed after the overview this tab keeps. */
+/** The held overview call: only what moved after the overview this tab keeps, its rows moved by the clock here. */
 const following = (client: QueryClient): Following<StoresOverviewReply> => ({
   key: overviewKey,
   lock: 'live-figures overview',
@@ -44,7 +48,7 @@ const following = (client: QueryClient): Following<StoresOverviewReply> => ({
     const kept = client.getQueryData<Overview>(overviewKey)
     if (!kept || 'absent' in kept) return null
     return {
-      path: `${overviewPath}?after=${kept.rev}&wait=${liveWait}&stores=changed`,
+      path: `${overviewPath}?after=${kept.rev}&wait=${liveWait}&stores=changed&clock=1`,
       take(answer) {
         const shown = client.getQueryData<Overview>(overviewKey)
         if (!shown || 'absent' in shown) return { changed: false, more: false }
@@ -62,9 +66,10 @@ const following = (client: QueryClient): Following<StoresOverviewReply> => ({
               ? {
                   at: answer.at,
                   rev: answer.rev,
-                  stores: shown.stores.map(
-                    (store) => answer.stores.find(({ id }) => id === store.id) ?? store,
-                  ),
+                  stores: shown.stores.map((store) => {
+                    const change = answer.stores.find(({ id }) => id === store.id)
+                    return change ? withChange(store, change) : store
+                  }),
                 }
               : answer,
         )

@@ -13,6 +13,7 @@ import { Link } from '@tanstack/react-router'
 import { useCallback, useSyncExternalStore } from 'react'
 import type { Store } from '../../../contract/api.ts'
 import { dayAndTime, failedRefreshNote, salesCount, timeOfDay, won } from '../../../domain/format.ts'
+import { figuresAt } from '../../../domain/overview-clock.ts'
 import { quietStoreText } from '../../../domain/quiet.ts'
 import { rowFigures, storeFigures } from '../../../domain/store-overview.ts'
 import { imageUrl } from '../../config.ts'
@@ -108,7 +109,9 @@ export function StoresOverview() {
         }
       })
     : stores.map((store) => {
-        const figures = answer?.stores.find((row) => row.id === store.id)
+        const kept = answer?.stores.find((row) => row.id === store.id)
+        // Moved by the clock here, as the server moves them (decision 237), once its stream sent the clock.
+        const figures = kept?.clock ? figuresAt(kept, kept.clock, now.getTime()) : kept
         return {
           store,
           // A store the answer does not hold yet (it came before the profile did) is on its way.
@@ -127,6 +130,7 @@ export function StoresOverview() {
     todayCount: shown.reduce((sum, row) => sum + (row.today?.count ?? 0), 0),
     monthSum: shown.reduce((sum, row) => sum + (row.monthSoFar?.sum ?? 0), 0),
   }
+  const money = shown.length === 0 || shown.some((row) => row.today?.sum !== undefined)
   const oldest = Math.min(...figures.flatMap((row) => (row.fetchedAt === undefined ? [] : [row.fetchedAt])))
   // Online, the totals say when they are not all the latest: kept figures of a store that did not
   // answer or whose refresh failed are added in, and a store with no figures at all is left out.
@@ -139,6 +143,8 @@ export function StoresOverview() {
           figures.filter((row) => !row.today && (row.status === 'failed' || row.status === 'offline')).length,
           '합계에서 빠짐',
         ] as const,
+        // The owner hides those stores' won amounts from the user (docs/product.md §15): counts only.
+        [shown.filter((row) => row.today?.sum === undefined).length, '금액 제외'] as const,
       ].flatMap(([stores, what]) => (stores > 0 ? [`매장 ${stores}곳은 ${what}`] : []))
 
   return (
@@ -153,12 +159,19 @@ export function StoresOverview() {
       <section className="stores-total" aria-label="전체 매장 합계">
         <p>
           <span className="stores-label">오늘 합계</span>{' '}
-          <strong data-testid="total-today">{won(total.todaySum)}</strong> · {salesCount(total.todayCount)}
+          {money && (
+            <>
+              <strong data-testid="total-today">{won(total.todaySum)}</strong> ·{' '}
+            </>
+          )}
+          {salesCount(total.todayCount)}
         </p>
-        <p>
-          <span className="stores-label">{month}월 합계</span>{' '}
-          <strong data-testid="total-month">{won(total.monthSum)}</strong>
-        </p>
+        {money && (
+          <p>
+            <span className="stores-label">{month}월 합계</span>{' '}
+            <strong data-testid="total-month">{won(total.monthSum)}</strong>
+          </p>
+        )}
         {totalNote.length > 0 && (
           <p className="stores-total-note" data-testid="total-note">
             {totalNote.join(' · ')}
@@ -205,13 +218,21 @@ export function StoresOverview() {
                 <span className="store-row-figures">
                   <span>
                     <span className="stores-label">오늘</span>{' '}
-                    <strong data-testid="store-today">{won(row.today.sum)}</strong> ·{' '}
+                    {row.today.sum !== undefined && (
+                      <>
+                        <strong data-testid="store-today">{won(row.today.sum)}</strong> ·{' '}
+                      </>
+                    )}
                     {salesCount(row.today.count)}{' '}
                     <Change ratio={row.today.change} against="평소 같은 시각보다" digits={0} />
                   </span>
                   <span>
                     <span className="stores-label">{month}월</span>{' '}
-                    <strong data-testid="store-month">{won(row.monthSoFar.sum)}</strong>{' '}
+                    <strong data-testid="store-month">
+                      {row.monthSoFar.sum === undefined
+                        ? salesCount(row.monthSoFar.count)
+                        : won(row.monthSoFar.sum)}
+                    </strong>{' '}
                     <Change ratio={row.monthSoFar.change} against="지난달 같은 기간보다" digits={0} />
                   </span>
                   <span>

@@ -38,7 +38,9 @@ export const Route = createFileRoute('/_authed/')({
   // page reads the same query.
   loader: async ({ context, deps }) => {
     const queryClient = await context.queryClient()
-    if (context.storeId !== undefined) void queryClient.prefetchQuery(usageQuery(context.storeId, deps.year))
+    // Not of a store whose won amounts the owner hides from the user (docs/product.md §15): a 403.
+    if (context.storeId !== undefined && context.session.seesMoney(context.storeId))
+      void queryClient.prefetchQuery(usageQuery(context.storeId, deps.year))
   },
   component: SalesRoute,
 })

@@ -1,7 +1,9 @@
 import { createFileRoute } from '@tanstack/react-router'
+import type { StoresOverviewAnswer } from '../../../contract/api.ts'
 import { StoresOverview } from '../../features/stores/stores-overview.tsx'
 import { currentPeriod } from '../../figures/clock.ts'
 import { usageKeys, usageQuery } from '../../figures/year-query.ts'
+import { requestJson } from '../../lib/api.ts'
 
 // Every store at a glance (`/stores`): today, the month so far and the last sale of each, and which
 // store is unusually quiet. Its own route chunk: the sales screen does not carry it.
@@ -22,8 +24,19 @@ export const Route = createFileRoute('/_authed/stores')({
         void queryClient.prefetchQuery(usageQuery(storeId, year))
     }
     if (absent()) return years()
+    // Nothing kept (a first visit): the call starts now, beside the chunk that holds its query, not after
+    // it (on 3G a round trip of 400 ms less before the rows; decision 239).
+    const early =
+      queryClient.getQueryData(usageKeys.overview()) === undefined
+        ? requestJson<StoresOverviewAnswer>('/api/v0/stores/overview')
+        : undefined
+    early?.catch(() => undefined)
     void import('../../features/stores/overview-live.ts')
-      .then(({ overviewQuery }) => queryClient.prefetchQuery(overviewQuery))
+      .then(({ overviewQuery, overviewFrom }) =>
+        queryClient.prefetchQuery(
+          early ? { ...overviewQuery, queryFn: () => overviewFrom(early) } : overviewQuery,
+        ),
+      )
       .then(() => absent() && years())
   },
   component: StoresOverview,

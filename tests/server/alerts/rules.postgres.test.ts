@@ -1,10 +1,12 @@
 // The alert rules on two instances of the app on one PostgreSQL, evaluating at the same time: each
 // alert is pushed once (the quiet alert, its resume, the held alerts when quiet hours end, the morning
-// summary), and the caps hold across instances (the user's advisory lock, not memory).
+// summary, a devices' outage and its return), and the caps hold across instances (the user's advisory
+// lock, not memory).
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { caps } from '../../../server/alerts/record.ts'
 import { addStore } from '../../../server/db/accounts.ts'
+import { pairedDevice } from '../devices/helpers.ts'
 import { fakeTransport } from '../push/helpers.ts'
 import { bearer, createTestApp, resetDatabase, type TestApp, testClock } from '../test-app.ts'
 import { pushEnv, quietReadyStore, sale } from './helpers.ts'
@@ -62,6 +64,40 @@ describe('two instances on one PostgreSQL', () => {
     ])
     clock.advance(60_000)
     expect(await evaluateOnBoth()).toEqual([])
+  })
+
+  it('push a store outage once (one outage row), and its return once', async () => {
+    const { deviceId } = await pairedDevice(one, people.storeId, people.owner, '카운터 옆 결제기')
+    await one.inject({
+      method: 'PUT',
+      url: '/api/v0/alerts/settings',
+      headers: bearer(people.owner),
+      payload: { storeId: people.storeId, quiet: false },
+    })
+    const seen = (at: string) =>
+      one.db.execute(
+        sql`update devices set last_seen_at = ${at}::timestamptz, pending = 0 where id = ${deviceId}`,
+      )
+    await seen('2026-03-16T04:50:00Z')
+    clock.set('2026-03-16T04:55:00.000Z')
+    expect(await evaluateOnBoth()).toEqual([])
+    clock.set('2026-03-16T05:00:00.000Z')
+    const down = await evaluateOnBoth()
+    expect(down.map((message) => message.title)).toEqual(['역삼점 · 단말기 연결 끊김'])
+    clock.advance(60_000)
+    expect(await evaluateOnBoth()).toEqual([])
+    await seen('2026-03-16T05:10:30Z')
+    clock.set('2026-03-16T05:11:00.000Z')
+    expect(await evaluateOnBoth()).toEqual([
+      expect.objectContaining({
+        tag: down[0]?.tag,
+        body: '다시 연결됨 · 14:11 (21분 끊김) · 밀린 판매 없음',
+      }),
+    ])
+    clock.advance(60_000)
+    expect(await evaluateOnBoth()).toEqual([])
+    const outages = await one.db.execute(sql`select since, ended_at from device_outages`)
+    expect((outages as unknown as { rows: unknown[] }).rows).toHaveLength(1)
   })
 
   it('keep the caps: of 8 stores gone quiet at once, 6 alerts in all', async () => {

@@ -5,7 +5,7 @@
 import { sql } from 'drizzle-orm'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { resumeText, summaryMessage } from '../../../domain/alert-texts.ts'
-import { deviceAlerts } from '../../../server/alerts/device-offline.ts'
+import { silentOf } from '../../../server/alerts/device-offline.ts'
 import { caps } from '../../../server/alerts/record.ts'
 import { inQuietHours } from '../../../server/alerts/settings.ts'
 import { grant, revoke } from '../../../server/db/accounts.ts'
@@ -89,14 +89,14 @@ describe('quiet store', () => {
   })
 
   it('a resume measures the gap from the last sale before it, on the day before too', async () => {
-    // The last sale was yesterday at 11:50 UTC (20:50 KST): the quiet span starts at 00:00 UTC today,
-    // but the store sold nothing for 17 h 40 min.
+    // The last sale was yesterday at 11:50 UTC (20:50 KST): the quiet span runs from it, across
+    // 00:00 UTC (the evidence resets only on a sale), and the store sold nothing for 17 h 40 min.
     await current.app.db.execute(
       sql`delete from usages where store_id = ${people.storeId} and created_at >= '2026-03-15T12:00:00Z'`,
     )
     await evaluate()
     const [alert] = pushed()
-    expect(alert?.tag).toBe(`quiet:${people.storeId}:2026-03-16T00:00:00.000Z`)
+    expect(alert?.tag).toBe(`quiet:${people.storeId}:2026-03-15T11:50:00.000Z`)
     clock.set('2026-03-16T05:31:00.000Z')
     await sale(current.app, people.storeId, '2026-03-16T05:30:00.000Z')
     await evaluate()
@@ -255,7 +255,7 @@ describe('settings', () => {
 })
 
 describe('devices offline', () => {
-  it('every device of a store dropping at once is one store alert, and no quiet alert', async () => {
+  it('every device of a store dropping at once is one store alert, after 10 minutes, and no quiet alert', async () => {
     const one = await pairedDevice(current.app, people.storeId, people.owner, '카운터 옆 결제기')
     const two = await pairedDevice(current.app, people.storeId, people.owner, '동전 교환기')
     await current.app.db.execute(
@@ -264,12 +264,16 @@ describe('devices offline', () => {
     await current.app.db.execute(
       sql`update devices set last_seen_at = '2026-03-16T04:50:40Z' where id = ${two.deviceId}`,
     )
+    clock.set('2026-03-16T04:55:00.000Z')
+    await evaluate() // offline in the app, not 10 minutes yet
+    expect(fake.sent).toHaveLength(0)
+    clock.set('2026-03-16T05:00:00.000Z')
     await evaluate()
     expect(pushed()).toEqual([
       {
         title: '역삼점 · 단말기 연결 끊김',
         body: '단말기 2대 모두 13:50부터 응답하지 않습니다.',
-        tag: `device:${people.storeId}:store:2026-03-16T04:50:40.000Z`,
+        tag: `device:${people.storeId}:store:2026-03-16T04:50:00.000Z`,
         store: people.storeId,
       },
     ])
@@ -279,7 +283,7 @@ describe('devices offline', () => {
     expect((await alertRows(current.app)).every((row) => row.kind === 'deviceOffline')).toBe(true)
   })
 
-  it('one device of several: its own alert, a heartbeat after it counts as offline', async () => {
+  it('one device of several: the store outage, naming it, 10 minutes after its last heartbeat', async () => {
     const one = await pairedDevice(current.app, people.storeId, people.owner, '카운터 옆 결제기')
     const two = await pairedDevice(current.app, people.storeId, people.owner, '동전 교환기')
     await current.app.db.execute(
@@ -288,42 +292,46 @@ describe('devices offline', () => {
     await current.app.db.execute(
       sql`update devices set last_seen_at = '2026-03-16T04:59:30Z' where id = ${two.deviceId}`,
     )
-    await evaluate() // 3.5 min: offline, within the grace a store-wide drop gets
+    await evaluate() // 3.5 min: offline in the app
     expect(fake.sent).toHaveLength(0)
-    clock.set('2026-03-16T05:01:00.000Z')
+    clock.set('2026-03-16T05:06:00.000Z')
     await current.app.db.execute(
-      sql`update devices set last_seen_at = '2026-03-16T05:00:30Z' where id = ${two.deviceId}`,
+      sql`update devices set last_seen_at = '2026-03-16T05:05:30Z' where id = ${two.deviceId}`,
     )
+    await evaluate() // 9.5 min
+    expect(fake.sent).toHaveLength(0)
+    clock.set('2026-03-16T05:07:00.000Z')
     await evaluate()
     expect(pushed()).toEqual([
       expect.objectContaining({ body: '‘카운터 옆 결제기’가 13:56부터 응답하지 않습니다.' }),
     ])
   })
 
-  it('the grouping rule, alone', () => {
+  it('the naming rule, alone', () => {
     const now = Date.parse('2026-03-16T05:00:00Z')
     const device = (id: number, seen: string) => ({
       id,
       storeId: 1,
       name: `d${id}`,
       seenAt: Date.parse(seen),
+      pending: null,
     })
-    expect(deviceAlerts(1, [], now)).toEqual([])
-    expect(deviceAlerts(1, [device(1, '2026-03-16T04:59:00Z')], now)).toEqual([])
+    expect(silentOf([], now)).toBeNull()
+    expect(silentOf([device(1, '2026-03-16T04:59:00Z')], now)).toBeNull()
+    expect(silentOf([device(1, '2026-03-16T04:50:00Z'), device(2, '2026-03-16T04:52:00Z')], now)).toEqual({
+      silent: { devices: 2 },
+      since: Date.parse('2026-03-16T04:52:00Z'),
+    })
     expect(
-      deviceAlerts(1, [device(1, '2026-03-16T04:50:00Z'), device(2, '2026-03-16T04:52:00Z')], now),
-    ).toHaveLength(1)
-    expect(
-      deviceAlerts(
-        1,
+      silentOf(
         [
           device(1, '2026-03-16T04:50:00Z'),
           device(2, '2026-03-16T04:52:00Z'),
           device(3, '2026-03-16T04:59:00Z'),
         ],
         now,
-      ).map((alert) => alert.episode),
-    ).toEqual(['device:1:2026-03-16T04:50:00.000Z', 'device:2:2026-03-16T04:52:00.000Z'])
+      ),
+    ).toEqual({ silent: { device: 'd1', more: 1 }, since: Date.parse('2026-03-16T04:50:00Z') })
   })
 })
 

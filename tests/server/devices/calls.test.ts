@@ -2,8 +2,7 @@
 // revoke), the device's (pair, sales, heartbeat), their keys, limits and messages; and a device's
 // sales in the usage answer, both forms, with a new ETag.
 import { sql } from 'drizzle-orm'
-import type { InjectOptions } from 'fastify'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { decodeUsage, readLeadingSums } from '../../../contract/usage-compact.ts'
 import { usageAccept } from '../../../contract/usage-compact-type.ts'
 import { saleMessages } from '../../../domain/sales.ts'
@@ -11,7 +10,7 @@ import { queryRows } from '../../../server/db/client.ts'
 import { currentGeneration, newGenerationSql } from '../../../server/db/generation.ts'
 import { importUsageCsv } from '../../../server/db/import.ts'
 import { messages } from '../../../server/errors.ts'
-import { answerOf, type OpenApiDocument, problems } from '../openapi-check.ts'
+import { checkEveryAnswer } from '../openapi-check.ts'
 import { bearer, sharedTestApp, testClock } from '../test-app.ts'
 import { addDevice, pairedDevice, postSales, storedSales, storeWithPeople } from './helpers.ts'
 
@@ -31,28 +30,12 @@ const current = sharedTestApp({
 
 // Every answer in this file is checked against the OpenAPI document (status declared, body as
 // declared, Korean messages), and the last test checks that every status of the devices' calls was met.
-const seen = new Set<string>()
-const undeclared: string[] = []
 const documentPath = (url: string) =>
   url
     .split('?')[0]
     ?.replace(/\/store\/[^/]+\/devices\/[^/]+$/, '/store/{id}/devices/{deviceId}')
     .replace(/\/store\/[^/]+\//, '/store/{id}/') ?? url
-beforeAll(async () => {
-  const { app } = current
-  const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as OpenApiDocument
-  const inject = app.inject.bind(app)
-  app.inject = (async (options: InjectOptions) => {
-    const response = await inject(options)
-    const { method = 'GET', url = '' } = options as { method?: string; url?: string }
-    const path = documentPath(url)
-    seen.add(`${method} ${path} ${response.statusCode}`)
-    undeclared.push(
-      ...problems(document, method, path, answerOf(response)).map((p) => `${method} ${url}: ${p}`),
-    )
-    return response
-  }) as typeof app.inject
-})
+const { seen, undeclared } = checkEveryAnswer(current, documentPath)
 
 const devicesUrl = () => `/api/v0/store/${people.storeId}/devices`
 const sale = (id: string | number, createdAt = '2026-03-15T11:59:00+09:00', amount = 4000) => ({
@@ -82,6 +65,9 @@ describe("the owner's calls", () => {
           pending: null,
           skewMs: null,
           revokedAt: null,
+          terminal: null,
+          terminalSince: null,
+          machines: [],
         },
       ],
     })

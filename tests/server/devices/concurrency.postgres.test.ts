@@ -27,8 +27,22 @@ afterAll(async () => {
   await one.close()
 })
 
+const methods = ['card', 'cash', 'coin', 'mobile'] as const
 const salesFrom = (prefix: string, count: number, at = '2026-03-15T02:00:00.000Z'): SaleIn[] =>
-  Array.from({ length: count }, (_, i) => ({ id: `${prefix}${i}`, createdAt: at, amount: 1000 + i }))
+  Array.from({ length: count }, (_, i) => ({
+    id: `${prefix}${i}`,
+    createdAt: at,
+    amount: 1000 + i,
+    machine: `W${i % 5}`,
+    method: methods[i % 4],
+  }))
+/** A refund of `of` (a sale of salesFrom), taking its sale's machine and method. */
+const refundOf = (id: string, of: string, amount: number, at = '2026-03-15T02:00:00.000Z'): SaleIn => ({
+  id,
+  createdAt: at,
+  amount: -amount,
+  refundOf: of,
+})
 
 describe('two instances on one PostgreSQL', () => {
   it('store the same batch once, sent to both at once, under one key or under two', async () => {
@@ -49,18 +63,45 @@ describe('two instances on one PostgreSQL', () => {
       // Once the first has answered, the same key on either instance replays it.
       const replay = await postSales(two, key, `same-${round}`, sales)
       expect(replay.json()).toMatchObject({ accepted: 100, duplicates: 0 })
+      // The same refund in both, and one of each: the refunds of r…-1 (1,001 won) fit once each.
       const [a, b] = await Promise.all([
-        postSales(one, key, `a-${round}`, [...sales, ...salesFrom(`x${round}-`, 20)]),
-        postSales(two, key, `b-${round}`, [...salesFrom(`x${round}-`, 20), ...sales]),
+        postSales(one, key, `a-${round}`, [
+          ...sales,
+          ...salesFrom(`x${round}-`, 20),
+          refundOf(`f${round}-both`, `r${round}-1`, 500),
+          refundOf(`f${round}-a`, `x${round}-3`, 1003),
+        ]),
+        postSales(two, key, `b-${round}`, [
+          ...salesFrom(`x${round}-`, 20),
+          refundOf(`f${round}-both`, `r${round}-1`, 500),
+          ...sales,
+          refundOf(`f${round}-b`, `r${round}-1`, 501),
+        ]),
       ])
       expect(a?.statusCode).toBe(200)
       expect(b?.statusCode).toBe(200)
-      expect((a?.json().accepted ?? 0) + (b?.json().accepted ?? 0)).toBe(20)
-      expect((a?.json().duplicates ?? 0) + (b?.json().duplicates ?? 0)).toBe(220)
+      expect([...(a?.json().rejected ?? []), ...(b?.json().rejected ?? [])]).toEqual([])
+      expect((a?.json().accepted ?? 0) + (b?.json().accepted ?? 0)).toBe(23)
+      expect((a?.json().duplicates ?? 0) + (b?.json().duplicates ?? 0)).toBe(221)
     }
     const stored = await storedSales(one, people.storeId)
-    expect(stored).toHaveLength(8 * 120)
-    expect(new Set(stored.map((line) => line.split(' ')[1])).size).toBe(8 * 120)
+    expect(stored).toHaveLength(8 * 123)
+    expect(new Set(stored.map((line) => line.split(' ')[1])).size).toBe(8 * 123)
+    // Each record as sent, its machine and method too; a refund with its sale's.
+    const expected = Array.from({ length: 8 }, (_, round) => [
+      ...[...salesFrom(`r${round}-`, 100), ...salesFrom(`x${round}-`, 20)].map(
+        (sale) => `${sale.id} ${sale.amount} ${sale.machine} ${sale.method} -`,
+      ),
+      `f${round}-both -500 W1 cash r${round}-1`,
+      `f${round}-b -501 W1 cash r${round}-1`,
+      `f${round}-a -1003 W3 mobile x${round}-3`,
+    ]).flat()
+    const rows = await queryRows<{ line: string }>(
+      one.db,
+      sql`select concat_ws(' ', device_sale_id, amount, machine, method, coalesce(refund_of, '-')) as line
+          from usages where store_id = ${people.storeId}`,
+    )
+    expect(rows.map((row) => row.line).sort()).toEqual(expected.sort())
   })
 
   it('answer 409 to a key whose first request is still running, then replay its answer', async () => {

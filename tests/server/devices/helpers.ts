@@ -45,6 +45,9 @@ export interface SaleIn {
   id: string | number
   createdAt: string
   amount: number
+  machine?: string
+  method?: string
+  refundOf?: string | number
 }
 
 export const postSales = (

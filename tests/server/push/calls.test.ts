@@ -486,11 +486,26 @@ describe('alert settings', () => {
           storeId,
           quiet: true,
           deviceOffline: true,
+          deviceOfflineMinutes: 10,
+          machineError: true,
+          machineSilent: true,
+          paymentTerminal: true,
           morningSummary: true,
           quietHours: { start: '23:00', end: '07:00' },
           snoozedUntil: null,
+          // By push, every kind: this server has no 알림톡 (decision 230).
+          channels: {
+            quiet: 'push',
+            deviceOffline: 'push',
+            machineError: 'push',
+            machineSilent: 'push',
+            paymentTerminal: 'push',
+            morningSummary: 'push',
+          },
+          smsFallback: true,
         },
       ],
+      kakaoKinds: [],
     })
   })
 
@@ -507,6 +522,20 @@ describe('alert settings', () => {
     expect(changed.json().stores[0]).toMatchObject({
       quiet: false,
       deviceOffline: true,
+      quietHours: { start: '22:30', end: '06:00' },
+    })
+    const signals = await change(mine.access, {
+      storeId,
+      deviceOfflineMinutes: 25,
+      machineSilent: false,
+      paymentTerminal: false,
+    })
+    expect(signals.json().stores[0]).toMatchObject({
+      quiet: false,
+      deviceOfflineMinutes: 25,
+      machineError: true,
+      machineSilent: false,
+      paymentTerminal: false,
       quietHours: { start: '22:30', end: '06:00' },
     })
     const snoozed = await change(mine.access, { storeId, snooze: true })
@@ -542,6 +571,12 @@ describe('alert settings', () => {
       [{ storeId, quietHours: { start: '07:00' } }, messages.quietHours],
       [{ storeId, quiet: 'yes' }, messages.alertSettings],
       [{ storeId, snooze: 'maybe' }, messages.alertSettings],
+      [{ storeId, machineError: 'on' }, messages.alertSettings],
+      [{ storeId, paymentTerminal: {} }, messages.alertSettings],
+      [{ storeId, deviceOfflineMinutes: 4 }, messages.offlineMinutes],
+      [{ storeId, deviceOfflineMinutes: 31 }, messages.offlineMinutes],
+      [{ storeId, deviceOfflineMinutes: 7.5 }, messages.offlineMinutes],
+      [{ storeId, deviceOfflineMinutes: 'ten' }, messages.offlineMinutes],
       [{ quiet: true }, messages.storeId],
       [{ storeId: 0 }, messages.storeId],
       [{ storeId: 'Infinity' }, messages.storeId],

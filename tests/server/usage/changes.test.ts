@@ -228,7 +228,10 @@ describe('GET /api/v0/store/{id}/usage/changes', () => {
     })
     for (const after of [0, 1]) {
       statements.length = 0
-      expect(await readChanges(watched, strangerId, yeoksam, 2026, after)).toEqual({ member: false })
+      expect(await readChanges(watched, strangerId, yeoksam, 2026, after)).toEqual({
+        member: false,
+        hidden: false,
+      })
       // Asking for another's store costs what asking for no store does: a look at the memberships.
       expect(statements.filter((text) => /\b(usages|usage_changes|usage_years)\b/.test(text))).toEqual([])
     }

@@ -6,7 +6,7 @@ import { Value } from 'typebox/value'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { StoresOverviewAnswer, StoresOverviewUnchanged } from '../../../contract/api.ts'
 import { addStore, addUser, grant } from '../../../server/db/accounts.ts'
-import { usages } from '../../../server/db/schema.ts'
+import { devices, usages } from '../../../server/db/schema.ts'
 import { bearer, capturedSms, sharedTestApp, signIn, testClock, until } from '../test-app.ts'
 
 const owner = '01012345678'
@@ -90,6 +90,24 @@ describe.each([
     // A minute on, the change against the usual shown in whole percents moves (300% to 290%): a new token.
     clock.advance(59_000)
     expect((await overview(access, `?after=${before.rev}`)).json().rev).not.toBe(before.rev)
+  })
+
+  it('a device missing its third heartbeat moves the token by the clock alone (decision 184)', async () => {
+    // Held calls read again at each wait's end (25 s at most): the app shows it offline within 3 min 25 s.
+    const now = clock.now().getTime()
+    await current.app.db.insert(devices).values({
+      storeId: stores.yeoksam,
+      name: '카운터 옆 결제기',
+      pairedAt: new Date(now - 3_600_000),
+      lastSeenAt: new Date(now - 170_000),
+    })
+    const { access } = await signIn(current.app, sms, owner)
+    const before = (await overview(access)).json()
+    expect(before.stores[0].devices).toEqual({ total: 1, offline: 0 })
+    clock.advance(10_001)
+    const after = (await overview(access, `?after=${before.rev}`)).json()
+    expect(after.rev).not.toBe(before.rev)
+    expect(after.stores[0].devices).toEqual({ total: 1, offline: 1 })
   })
 
   it('answers at once with the figures when `after` is stale', async () => {

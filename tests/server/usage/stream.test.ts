@@ -7,7 +7,8 @@
 import http from 'node:http'
 import { sql } from 'drizzle-orm'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { StoresOverviewAnswer } from '../../../contract/api.ts'
+import type { StoreOverview, StoresOverviewAnswer } from '../../../contract/api.ts'
+import { figuresAt, withChange } from '../../../domain/overview-clock.ts'
 import { addStore, addUser, grant } from '../../../server/db/accounts.ts'
 import { usages } from '../../../server/db/schema.ts'
 import { heldPerSignIn } from '../../../server/live/live.ts'
@@ -330,5 +331,79 @@ describe('the overview call as a stream', () => {
     })
     expect(bad.statusCode).toBe(400)
     expect(bad.json()).toEqual({ message: 'stores는 changed만 보낼 수 있습니다.' })
+  })
+
+  it("with clock=1, sends each store's clock once, then only what moved, never the clock's own moves (decision 237)", async () => {
+    const { app, address, owner, storeId, otherStoreId, sale } = await listening()
+    // The usual (the same Sunday of the weeks before) and the month before's 15th, around 03:00.
+    for (const [createdAt, amount] of [
+      ['2026-03-08T03:10:00.000Z', 4000],
+      ['2026-03-08T03:50:00.000Z', 5000],
+      ['2026-03-01T03:20:00.000Z', 3000],
+      ['2026-02-15T03:30:00.000Z', 6000],
+      ['2026-03-15T02:10:00.000Z', 4500],
+    ] as const)
+      await sale(createdAt, amount)
+    await sale('2026-02-15T03:05:00.000Z', 2000, otherStoreId)
+    const read = async () =>
+      (
+        await app.inject({ method: 'GET', url: '/api/v0/stores/overview', headers: bearer(owner.access) })
+      ).json() as StoresOverviewAnswer
+    const kept = await read()
+    const stream = await openStream(
+      `${address}/api/v0/stores/overview?after=${kept.rev}&wait=25&stores=changed&clock=1`,
+      bearer(owner.access),
+    )
+    // The client shows this very overview: the first event is each store's clock, nothing else.
+    await until(() => stream.events().length === 1)
+    const first = stream.events()[0] as StoresOverviewAnswer & { after: number }
+    expect(first.after).toBe(kept.rev)
+    expect(first.stores.map((store) => Object.keys(store).sort())).toEqual([
+      ['clock', 'id'],
+      ['clock', 'id'],
+    ])
+    let shown: StoreOverview[] = kept.stores.map((store, at) =>
+      withChange(store, first.stores[at] as StoreOverview),
+    )
+    // What the app shows at an instant: the rows moved by their clocks.
+    const moved = (at: string) =>
+      shown.map(({ clock: storeClock, ...store }) => ({
+        ...store,
+        ...figuresAt(store, storeClock as NonNullable<typeof storeClock>, Date.parse(at)),
+      }))
+    // 13 minutes on (within the access token's 15): the usual and the month before grew; the stream sent comments only.
+    clock.set('2026-03-15T03:13:00.000Z')
+    const later = await read()
+    expect(later.stores[0]?.usual).not.toEqual(kept.stores[0]?.usual)
+    expect(later.stores[0]?.previousMonth).not.toEqual(kept.stores[0]?.previousMonth)
+    await new Promise((resolve) => setTimeout(resolve, 4 * heartbeatMs))
+    expect(stream.events()).toHaveLength(1)
+    expect(moved(later.at)).toEqual(later.stores)
+    // A sale: the store's figures a sale moves, and the instant it would turn quiet if it has one; no clock.
+    await sale('2026-03-15T03:12:00.000Z', 7000, otherStoreId)
+    await until(() => stream.events().length === 2)
+    const next = stream.events()[1] as { rev: number; after: number; stores: StoreOverview[] }
+    expect(next.after).toBe(first.rev)
+    expect(next.stores.map(({ id }) => id)).toEqual([otherStoreId])
+    expect(Object.keys(next.stores[0] as object).sort()).toEqual(['id', 'lastSaleAt', 'month', 'today'])
+    shown = shown.map((store) => {
+      const change = next.stores.find(({ id }) => id === store.id)
+      return change ? withChange(store, change) : store
+    })
+    const afterSale = await read()
+    expect(moved(afterSale.at)).toEqual(afterSale.stores)
+    expect(storeId).not.toBe(otherStoreId)
+    const bad = await app.inject({
+      method: 'GET',
+      url: `/api/v0/stores/overview?after=${kept.rev}&wait=25&stores=changed&clock=2`,
+      headers: { ...bearer(owner.access), accept: 'text/event-stream' },
+    })
+    expect(bad.statusCode).toBe(400)
+    expect(bad.json()).toEqual({ message: 'clock은 1만 보낼 수 있습니다.' })
+    await app.inject({
+      method: 'DELETE',
+      url: `/api/v0/user/sign?token=${encodeURIComponent(owner.refresh)}`,
+    })
+    await stream.done
   })
 })

@@ -12,7 +12,7 @@ import {
   seededRandom,
   withoutOutages,
 } from '../../../bench/calibration-model.ts'
-import { MIN_EXPECTED_SALES } from '../../../domain/quiet.ts'
+import type { QuietModel } from '../../../domain/quiet.ts'
 
 const minuteMs = 60_000
 const hourMs = 60 * minuteMs
@@ -69,13 +69,23 @@ describe('the calibration', () => {
     const gap = { start: at('2025-02-14T08:00:00Z'), end: at('2025-02-14T12:00:00Z') }
     const sales = withoutOutages(everyFiveMinutes(45), [outage, gap])
     const history = hourlyHistory(sales, [year])
-    const alerts = evaluate(sales, history, at('2025-02-12T00:00:00Z'), at('2025-02-15T00:00:00Z'))
+    const models = new Map<number, QuietModel | null>()
+    const alerts = evaluate(
+      sales,
+      history,
+      at('2025-02-12T00:00:00Z'),
+      at('2025-02-15T00:00:00Z'),
+      minuteMs,
+      models,
+    )
     // The last sale before each was at 01:55 and 07:55; 12 sales an hour are expected, so the rule
-    // speaks once MIN_EXPECTED_SALES × 5 minutes have passed since it, once per episode.
-    const delay = MIN_EXPECTED_SALES * 5 * minuteMs
+    // speaks at the first minute its day's threshold × 5 minutes have passed since it, once per episode.
+    const delayOn = (day: string) =>
+      Math.ceil((models.get(at(`${day}T00:00:00Z`))?.threshold ?? Number.NaN) * 5) * minuteMs
+    const delay = delayOn('2025-02-13')
     expect(alerts).toEqual([
       { at: at('2025-02-13T01:55:00Z') + delay, since: at('2025-02-13T01:55:00Z') },
-      { at: at('2025-02-14T07:55:00Z') + delay, since: at('2025-02-14T07:55:00Z') },
+      { at: at('2025-02-14T07:55:00Z') + delayOn('2025-02-14'), since: at('2025-02-14T07:55:00Z') },
     ])
     const { falsePerMonth, delays } = score(alerts, [outage], year)
     expect(falsePerMonth).toEqual([0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])

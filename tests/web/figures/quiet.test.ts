@@ -2,11 +2,16 @@ import { describe, expect, it } from 'vitest'
 import {
   HISTORY_WEEKS,
   type HourlyHistory,
+  MAX_EXPECTED_SALES,
   MIN_EXPECTED_SALES,
   MIN_HISTORY_WEEKS,
+  QUIET_PUSH_SALES_PER_DAY,
+  quietModel,
+  quietSpellsOn,
   quietStore,
   quietStoreText,
 } from '../../../domain/quiet.ts'
+import { FALSE_ALERT_BUDGET } from '../../../domain/quiet-model.ts'
 
 const hourMs = 60 * 60 * 1000
 const dayMs = 24 * hourMs
@@ -40,17 +45,22 @@ function stoppedAt(history: HourlyHistory[], lastSale: Date): HourlyHistory[] {
 }
 
 describe('a quiet store', () => {
-  it('has its thresholds named: 8 weeks of usual, at least 4 of history, at least 12 sales expected (the calibration)', () => {
-    expect([HISTORY_WEEKS, MIN_HISTORY_WEEKS, MIN_EXPECTED_SALES]).toEqual([8, 4, 12])
+  it('has its limits named: 8 weeks read, at least 4, a threshold from 4 to 40 expected sales, a push from 20 a day', () => {
+    expect([HISTORY_WEEKS, MIN_HISTORY_WEEKS, MIN_EXPECTED_SALES, MAX_EXPECTED_SALES]).toEqual([8, 4, 4, 40])
+    expect(QUIET_PUSH_SALES_PER_DAY).toBe(20)
   })
 
-  it('a short lull is no warning: fewer than MIN_EXPECTED_SALES expected, however unusual', () => {
-    // 6 sales an hour: 11 expected after 1 h 50 min without one, 12 after 2 h.
+  it("a short lull is no warning: fewer sales expected than the store's own threshold", () => {
+    // 6 sales an hour, never an hour without one: the tail of a store at least as regular as a
+    // Poisson one (scale 1), 84 sales a day: T = ln(84 × 30.44 / budget) ≈ 8.9, reached after 89 min.
     const lastSale = new Date('2026-11-20T05:00:00.000Z')
     const history = stoppedAt(
       laundromat([2026], '2026-06-01', new Date('2026-11-20T12:00:00.000Z')),
       lastSale,
     )
+    const model = quietModel(history, Date.parse('2026-11-20T00:00:00.000Z'))
+    expect(model?.scale).toBe(1)
+    expect(model?.threshold).toBeCloseTo(Math.log((84 * 30.44) / FALSE_ALERT_BUDGET), 6)
     const at = (minutes: number) =>
       quietStore({
         history,
@@ -58,8 +68,8 @@ describe('a quiet store', () => {
         now: new Date(lastSale.getTime() + minutes * 60_000),
         online: true,
       })
-    expect(at(110)).toBeNull()
-    expect(at(120)).toEqual({ since: lastSale.getTime(), quietHours: 2, expectedSales: 12 })
+    expect(at(88)).toBeNull()
+    expect(at(89)).toEqual({ since: lastSale.getTime(), quietHours: 1, expectedSales: 9 })
   })
 
   it('a normal evening: a sale ten minutes ago is no warning', () => {
@@ -121,15 +131,33 @@ describe('a quiet store', () => {
     expect(quietStore({ history, lastSaleAt: lastSale.getTime(), now, online: false })).toBeNull()
   })
 
-  it('never about a day before today: the span starts at the start of today', () => {
+  it('a silence runs across 00:00 UTC: the span starts at the last sale, the day before too', () => {
+    // 10 minutes of yesterday's hour 13 (1 expected) and today's hours 0–2 (18).
     const now = new Date('2026-11-20T03:00:00.000Z')
     const lastSale = new Date('2026-11-19T13:50:00.000Z')
     const history = stoppedAt(laundromat([2026], '2026-06-01', now), lastSale)
-    expect(quietStore({ history, lastSaleAt: lastSale.getTime(), now, online: true })).toEqual({
-      since: Date.parse('2026-11-20T00:00:00.000Z'),
-      quietHours: 3,
-      expectedSales: 18,
-    })
+    const quiet = quietStore({ history, lastSaleAt: lastSale.getTime(), now, online: true })
+    expect(quiet).toEqual({ since: lastSale.getTime(), quietHours: 13, expectedSales: 19 })
+    expect(quiet && quietStoreText(quiet)).toBe('13시간째 결제 없음 · 평소 이 시간 약 19건')
+    expect(quietStoreText({ since: 0, quietHours: 27, expectedSales: 90 })).toBe(
+      '1일 3시간째 결제 없음 · 평소 이 시간 약 90건',
+    )
+  })
+
+  it("counts a day's quiet spells from its hours, one a silence, for the morning summary", () => {
+    // Today: no sale in hour 2 (6 expected: no spell), hours 5–7 (18: a spell) and from 10:00 on (24:
+    // another); the next day sells nothing, a silence already counted.
+    const day = Date.parse('2026-11-20T00:00:00.000Z')
+    const dead = (hour: number) => hour === 2 || (hour >= 5 && hour < 8) || hour >= 10
+    const history = laundromat([2026], '2026-06-01', new Date(day + dayMs)).map(({ year, hourCounts }) => ({
+      year,
+      hourCounts: hourCounts.map((count, index) => {
+        const at = Date.UTC(year, 0, 1) + index * hourMs
+        return at >= day && dead((at - day) / hourMs) ? 0 : count
+      }),
+    }))
+    expect(quietSpellsOn(history, day)).toBe(2)
+    expect(quietSpellsOn(history, day + dayMs)).toBe(0)
   })
 
   it('early in January the usual comes from last year’s buckets', () => {

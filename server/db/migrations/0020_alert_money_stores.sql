@@ -1,0 +1,1 @@
+ALTER TABLE "alerts" ADD COLUMN "money_store_ids" integer[];
