@@ -24,11 +24,14 @@ describe('importing a large CSV', () => {
     )
     expect(result.imported).toBe(rows)
     // The whole process at its peak. It was about 470–490 MB with the embedded database (its 128 MB
-    // page cache, V8's optimized code for it, the CSV parser's and the driver's garbage); now 250–305 MB
-    // at this size, as garbage collection happens to fall (3,000,000 rows peak lower, about 265 MB):
-    // the bound leaves room for that spread.
-    expect(result.peakRssMb).toBeLessThan(340)
-    // What the import itself adds: reading the whole file, as the import once did, added about 500 MB.
-    expect(result.peakRssMb - result.rssBeforeMb).toBeLessThan(100)
+    // page cache, V8's optimized code for it, the CSV parser's and the driver's garbage); now 300–315 MB
+    // at this size on an idle machine (2026-12-02), higher as garbage collection falls under load
+    // (3,000,000 rows peak lower, about 265 MB): the bound leaves room for that spread.
+    expect(result.peakRssMb).toBeLessThan(360)
+    // What the import itself adds. Reading the whole file, as the import once did, added about 500 MB.
+    // Streaming, the growth is mostly the embedded database's page cache filling as the rows arrive
+    // (WebAssembly memory, which never shrinks): 81–93 MB measured idle, 100 once in a loaded CI run,
+    // the same with V8's heap capped at 96 MB. The bound sits above that spread, far below the defect.
+    expect(result.peakRssMb - result.rssBeforeMb).toBeLessThan(140)
   }, 600_000)
 })
