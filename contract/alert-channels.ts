@@ -33,7 +33,10 @@ export type AlertChannelsRequest = Static<typeof AlertChannelsRequest>
  * How an alert went out by one channel: `pending` (held, or not taken yet), `sent` (push: a browser's
  * push service took it; kakao: the provider took the 알림톡), `fallbackSms` (the 알림톡 refused, sent as
  * SMS/LMS instead), `failed` (no browser took it; the provider refused or failed), `capped` (the day's
- * 알림톡 and SMS cap reached: in this list only).
+ * 알림톡 and SMS cap reached: in this list only), `unknown` (kakao: the instance sending it stopped
+ * mid-send; it may have gone, and is never sent again: decision 250). A kakao one the provider took
+ * has, once it said, `report` (decision 251): `delivered` (the phone got it), `deliveredSms` (the
+ * provider fell back to SMS and the phone got that), `undelivered`, `noReport` (no final word in 24 h).
  */
 export const AlertDelivery = Type.Object({
   channel: Type.Union([Type.Literal('push'), Type.Literal('kakao')]),
@@ -43,7 +46,16 @@ export const AlertDelivery = Type.Object({
     Type.Literal('fallbackSms'),
     Type.Literal('failed'),
     Type.Literal('capped'),
+    Type.Literal('unknown'),
   ]),
+  report: Type.Optional(
+    Type.Union([
+      Type.Literal('delivered'),
+      Type.Literal('deliveredSms'),
+      Type.Literal('undelivered'),
+      Type.Literal('noReport'),
+    ]),
+  ),
 })
 export type AlertDelivery = Static<typeof AlertDelivery>
 

@@ -65,6 +65,7 @@ function deliveriesOf(row: Row): AlertDelivery[] {
     deliveries.push({
       channel: 'kakao',
       status: status === null || status === 'taken' || status === 'sending' ? 'pending' : status,
+      ...(row.messageReport ? { report: row.messageReport } : {}),
     })
   }
   return deliveries
@@ -87,8 +88,8 @@ export async function messageCountsOf(db: Db, userId: number, now: Date): Promis
     db,
     sql`select m.store_id,
           count(a.id) filter (where a.push_status = 'sent') as push,
-          count(a.id) filter (where a.message_status = 'sent') as kakao,
-          count(a.id) filter (where a.message_status = 'fallbackSms') as sms
+          count(a.id) filter (where a.message_status = 'sent' and a.message_report is distinct from 'deliveredSms') as kakao,
+          count(a.id) filter (where a.message_status = 'fallbackSms' or a.message_report = 'deliveredSms') as sms
         from ${everyMembershipSql} m
         left join alerts a on coalesce(a.store_id, a.store_ids[1]) = m.store_id
           and a.sent_at >= ${start.toISOString()}::timestamptz

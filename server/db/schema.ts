@@ -17,6 +17,7 @@ import {
   unique,
   uniqueIndex,
 } from 'drizzle-orm/pg-core'
+import { alertMessageColumns } from './schema-messages.ts'
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow()
 
@@ -550,18 +551,21 @@ export const alerts = pgTable(
     byKakao: boolean('by_kakao').notNull().default(false),
     /** How the push went: `sent` (a push service took it) or `failed`; null before it was taken. */
     pushStatus: text('push_status', { enum: ['sent', 'failed'] }),
-    /** The 알림톡's outbox (server/alerts/message-outbox.ts), apart from the push's. */
-    messagePending: boolean('message_pending').notNull().default(false),
-    /** `taken`, `sending`, then `sent`, `fallbackSms`, `failed` or `capped` (decision 233). */
-    messageStatus: text('message_status', {
-      enum: ['taken', 'sending', 'sent', 'fallbackSms', 'failed', 'capped'],
-    }),
+    /** The 알림톡's outbox and how each went (schema-messages.ts). */
+    ...alertMessageColumns,
   },
   (table) => [
     unique('alerts_once').on(table.userId, table.storeId, table.kind, table.episode).nullsNotDistinct(),
     index('alerts_user_created').on(table.userId, table.createdAt),
     index('alerts_push_pending').on(table.id).where(sql`${table.pushPending}`),
     index('alerts_message_pending').on(table.id).where(sql`${table.messagePending}`),
+    // The rows in flight (a dead instance's are swept) and those whose report is awaited.
+    index('alerts_message_in_flight')
+      .on(table.messageTakenAt)
+      .where(sql`${table.messageStatus} in ('taken', 'sending')`),
+    index('alerts_message_report_awaited')
+      .on(table.messageCheckedAt)
+      .where(sql`${table.messageId} is not null and ${table.messageReport} is null`),
   ],
 )
 

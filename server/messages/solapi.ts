@@ -1,11 +1,13 @@
 // The message transport through SOLAPI (the CoolSMS family), with its SDK `solapi`: one message per
 // request to POST https://api.solapi.com/messages/v4/send-many/detail, signed by the SDK with
 // `Authorization: HMAC-SHA256 apiKey=…, date=…, salt=…, signature=…` (HMAC-SHA256 of date + salt under
-// the API secret, hex). Nothing but the recipient's own number and the message leaves the server.
-import { SolapiMessageService } from 'solapi'
+// the API secret, hex). Nothing but the recipient's own number and the message leaves the server. The
+// reports of accepted messages are asked with GET /messages/v4/list?messageIds=…&limit=n (decision 251).
+import { SolapiMessageService, type StoredMessage } from 'solapi'
 import { outcomeOfError } from './solapi-errors.ts'
 import {
   type AlimtalkOptions,
+  type DeliveryReport,
   eucKrBytes,
   type MessageChannel,
   type MessageTransport,
@@ -51,6 +53,27 @@ const accountWide = new Set<RefusalReason>([
   'badRecipient',
 ])
 
+/**
+ * A message's report from its stored record (solapi 6.0.1's StoredMessage). Its statusCode is one of
+ * SOLAPI's four-digit codes (docs.solapi.com, 메시지 상태 코드): 2000 accepted and 3000 handed to the
+ * carrier or Kakao (no final word yet), 4000 received by the phone; any other is final and a failure
+ * (1xxx at intake, 2xxx in the platform, 3xxx at the carrier or Kakao: 3104 카카오톡 미사용자, 3043 전원
+ * 꺼짐, …). A 알림톡 the provider fell back from is marked `replacement` (대체 발송 여부), or stored as the
+ * SMS/LMS it went as.
+ */
+export function reportOf(message: StoredMessage): DeliveryReport {
+  const code = message.statusCode ?? ''
+  const channel: MessageChannel =
+    message.type === 'LMS' || message.type === 'MMS'
+      ? 'lms'
+      : message.type === 'SMS' || message.replacement === true
+        ? 'sms'
+        : 'alimtalk'
+  if (code === '' || code === '2000' || code === '3000') return { status: 'waiting' }
+  if (code === '4000') return { status: 'delivered', channel }
+  return { status: 'undelivered', channel, code }
+}
+
 export function solapiTransport(settings: SolapiSettings): MessageTransport {
   if (settings.baseUrl) standIn(settings.baseUrl)
   const service = new SolapiMessageService(settings.apiKey, settings.apiSecret)
@@ -71,6 +94,18 @@ export function solapiTransport(settings: SolapiSettings): MessageTransport {
   }
 
   const transport: MessageTransport = {
+    async reports(messageIds) {
+      try {
+        const answer = await service.getMessages({ messageIds, limit: messageIds.length })
+        const reports = new Map<string, DeliveryReport>()
+        for (const [key, message] of Object.entries(answer.messageList))
+          reports.set(message.messageId ?? key, reportOf(message))
+        return reports
+      } catch (error) {
+        const outcome = outcomeOfError(error, 'alimtalk')
+        return outcome.status === 'sent' ? new Map() : outcome
+      }
+    },
     sms(to, text) {
       const type = eucKrBytes(text) > smsMaxBytes ? 'LMS' : 'SMS'
       return send({ to, from: settings.sender, text, type }, type === 'LMS' ? 'lms' : 'sms')

@@ -49,7 +49,24 @@ export interface AlimtalkOptions {
   fallbackText: string
 }
 
+/**
+ * A message's final report from the provider (decision 251): `waiting` (accepted, no final word yet, or
+ * not found), `delivered` (the phone got it; `channel` sms/lms when the provider fell back from the
+ * 알림톡 to SMS), `undelivered` (the provider's code says why: 카카오톡 미사용자, 전원 꺼짐, …).
+ */
+export type DeliveryReport =
+  | { status: 'waiting' }
+  | { status: 'delivered'; channel: MessageChannel }
+  | { status: 'undelivered'; channel: MessageChannel; code: string }
+
 export interface MessageTransport {
+  /**
+   * The reports of messages it accepted, by message id; a query the provider refused or that failed
+   * answers that outcome instead (asked again later).
+   */
+  reports(
+    messageIds: string[],
+  ): Promise<Map<string, DeliveryReport> | Extract<SendOutcome, { status: 'refused' | 'failed' }>>
   /** An SMS, or an LMS when the text is over 90 bytes in EUC-KR. */
   sms(to: string, text: string): Promise<SendOutcome>
   /** A 알림톡 of an approved template (KAKAO_TEMPLATE_…) with its variables (`name` for `#{name}`). */

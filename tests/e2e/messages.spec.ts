@@ -116,6 +116,6 @@ test('a washer’s error: exactly one 알림톡 to the owner who chose it, none 
     deliveries: [{ channel: 'kakao', status: 'pending' }],
   })
   await page.reload()
-  await expect(page.getByText('알림톡 전달함')).toBeVisible()
+  await expect(page.getByText('알림톡 보냄')).toBeVisible()
   await expect(page.getByTestId('message-counts')).toContainText('알림톡 1건')
 })

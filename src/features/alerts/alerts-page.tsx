@@ -124,13 +124,26 @@ const statusNames = {
   fallbackSms: '문자로 대신 보냄',
   failed: '보내지 못함',
   capped: '하루 한도가 넘어 목록에만 남김',
+  unknown: '보냈는지 알 수 없음',
+}
+/** The provider's final word on a 알림톡 it took (decision 251). */
+const reportNames = {
+  delivered: '전달됨',
+  deliveredSms: '문자로 전달됨',
+  undelivered: '전달 안 됨',
+  noReport: '확인 안 됨',
 }
 
-/** How the alert went out by each channel (decision 233): `푸시 전달함 · 알림톡 문자로 대신 보냄`. */
-const deliveriesText = (alert: Alert) =>
-  alert.deliveries
-    .map((delivery) => `${channelNames[delivery.channel]} ${statusNames[delivery.status]}`)
-    .join(' · ')
+type Delivery = Alert['deliveries'][number]
+
+/** One channel's words: a 알림톡 the provider took is `보냄`, its report after it (`보냄 (전달됨)`). */
+const deliveryText = ({ channel, status, report }: Delivery) => {
+  const done = channel === 'kakao' && status === 'sent' ? '보냄' : statusNames[status]
+  return `${channelNames[channel]} ${done}${report ? ` (${reportNames[report]})` : ''}`
+}
+
+/** How the alert went out by each channel (decisions 233, 250, 251): `푸시 전달함 · 알림톡 보냄 (전달됨)`. */
+const deliveriesText = (alert: Alert) => alert.deliveries.map(deliveryText).join(' · ')
 
 /** This month's messages by channel of each store the user owns (decision 235). */
 function MessageCounts({ counts, stores }: { counts: AlertsAnswer['messageCounts']; stores: Store[] }) {

@@ -222,3 +222,50 @@ describe('a refused 알림톡', () => {
     expect(provider.received).toHaveLength(1)
   })
 })
+
+describe('delivery reports (GET /messages/v4/list by message id)', () => {
+  it('asks for the messages by id, signed, in one request, and reads each one’s final status', async () => {
+    provider.report('M4V1', '4000')
+    provider.report('M4V2', '3104')
+    provider.report('M4V4', '4000', { type: 'LMS', replacement: true })
+    provider.report('M4V5', '4000', { replacement: true })
+    const reports = await transport().reports(['M4V1', 'M4V2', 'M4V3', 'M4V4', 'M4V5'])
+    expect(provider.queried).toHaveLength(1)
+    const [query] = provider.queried
+    // The SDK's own query: each id repeated (no indices), the page as large as the ids asked.
+    expect(query?.path).toBe(
+      '/messages/v4/list?limit=5&messageIds=M4V1&messageIds=M4V2&messageIds=M4V3&messageIds=M4V4&messageIds=M4V5',
+    )
+    const auth = checkedAuthorization(query?.authorization ?? '')
+    expect(auth.key).toBe(apiKey)
+    expect(auth.signature).toBe(auth.expected)
+    expect(reports instanceof Map && Object.fromEntries(reports)).toEqual({
+      M4V1: { status: 'delivered', channel: 'alimtalk' },
+      M4V2: { status: 'undelivered', channel: 'alimtalk', code: '3104' },
+      M4V3: { status: 'waiting' },
+      M4V4: { status: 'delivered', channel: 'lms' },
+      M4V5: { status: 'delivered', channel: 'sms' },
+    })
+    expect(provider.received).toHaveLength(0)
+  })
+
+  it.each([
+    ['2000', { status: 'waiting' }],
+    ['3000', { status: 'waiting' }],
+    ['4000', { status: 'delivered', channel: 'alimtalk' }],
+    ['3043', { status: 'undelivered', channel: 'alimtalk', code: '3043' }],
+    ['2230', { status: 'undelivered', channel: 'alimtalk', code: '2230' }],
+  ])('status %s is %o', async (statusCode, expected) => {
+    provider.report('M4V9', statusCode)
+    expect((await transport().reports(['M4V9'])) as Map<string, unknown>).toEqual(
+      new Map([['M4V9', expected]]),
+    )
+  })
+
+  it('a query the provider fails is answered as failed, not thrown', async () => {
+    provider.answerQuery(providerError(500, 'InternalError', 'server error'))
+    expect(await transport().reports(['M4V1'])).toMatchObject({ status: 'failed', code: 'InternalError' })
+    provider.answerQuery(providerError(401, 'InvalidApiKey', 'Invalid API Key'))
+    expect(await transport().reports(['M4V1'])).toMatchObject({ status: 'refused', reason: 'badKey' })
+  })
+})
