@@ -5,6 +5,7 @@ import { sql } from 'drizzle-orm'
 import { describe, expect, it } from 'vitest'
 import { deliverMessages, type MessageChannel } from '../../../server/alerts/message-outbox.ts'
 import { inFlightBoundMs } from '../../../server/alerts/message-sweep.ts'
+import { queryRows } from '../../../server/db/client.ts'
 import type { MessageTransport } from '../../../server/messages/transport.ts'
 import { until } from '../test-app.ts'
 import { messageOutboxSetup } from './message-setup.ts'
@@ -18,12 +19,13 @@ const deliver = (at = clock.now()) => current.app.alertRules.deliver(at)
 async function leftBy(status: 'taken' | 'sending') {
   await current.app.alertRules.record(clock.now())
   // What take() (and then withinCap(), for `sending`) write, and nothing after: the instance stopped.
-  const left = await current.app.db.execute(
+  const left = await queryRows<{ id: number }>(
+    current.app.db,
     sql`update alerts set message_pending = false, message_status = ${status},
           message_taken_at = ${clock.now().toISOString()}::timestamptz
         where message_pending returning id`,
   )
-  expect(left.rows).toHaveLength(1)
+  expect(left).toHaveLength(1)
 }
 
 describe('a row left taken (never handed to the provider)', () => {
