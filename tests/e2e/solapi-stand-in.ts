@@ -1,7 +1,9 @@
 // SOLAPI stood in on this machine for the e2e run, as the push service is (global-setup.ts): the real
 // server process is started with SOLAPI_BASE_URL pointing here (refused with NODE_ENV=production), so
-// that the SDK's requests reach this listener instead of api.solapi.com. Each request is kept as one
-// JSON line ({authorization, body}) in a file the specs read (E2E_SOLAPI_LOG); every message is taken.
+// that the SDK's requests reach this listener instead of api.solapi.com. Each message sent is kept as one
+// JSON line ({path, authorization, body}) in a file the specs read (E2E_SOLAPI_LOG); every message is
+// taken. The delivery reports' query (GET /messages/v4/list?messageIds=…, docs/product.md decision 251) is
+// answered as the real API answers it: each message asked, received by the phone (status 4000).
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -25,6 +27,11 @@ export async function startSolapiStandIn(logFile: string) {
   writeFileSync(logFile, '')
   let count = 0
   const server = createServer((request, response) => {
+    if (request.method === 'GET' && request.url?.startsWith('/messages/v4/list')) {
+      response.writeHead(200, { 'content-type': 'application/json' })
+      response.end(JSON.stringify(messageList(new URL(request.url, 'http://stand.in').searchParams)))
+      return
+    }
     const chunks: Buffer[] = []
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
     request.on('end', () => {
@@ -53,6 +60,44 @@ export async function startSolapiStandIn(logFile: string) {
     url: `http://127.0.0.1:${port}`,
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
+}
+
+/** The message list's answer: each message asked (`messageIds`), as SOLAPI keeps it, received (4000). */
+function messageList(query: URLSearchParams) {
+  const messageList = Object.fromEntries(
+    query.getAll('messageIds').map((messageId) => [
+      messageId,
+      {
+        _id: messageId,
+        messageId,
+        groupId: `G4VE2E${messageId.slice(6)}`,
+        accountId: 'E2E',
+        kakaoOptions: { pfId: solapiEnv.KAKAO_PFID, templateId: null, disableSms: false, buttons: [] },
+        type: 'ATA',
+        country: '82',
+        subject: null,
+        imageId: null,
+        text: '',
+        from: solapiEnv.SOLAPI_SENDER,
+        to: '',
+        statusCode: '4000',
+        reason: null,
+        networkCode: null,
+        networkName: 'ETC',
+        replacement: false,
+        autoTypeDetect: true,
+        customFields: {},
+        log: [],
+        clusterKey: null,
+        dateCreated: new Date().toISOString(),
+        dateUpdated: new Date().toISOString(),
+        dateProcessed: null,
+        dateReceived: null,
+        dateReported: null,
+      },
+    ]),
+  )
+  return { startKey: null, nextKey: null, limit: Number(query.get('limit') ?? 20), messageList }
 }
 
 /** The messages SOLAPI's stand-in received so far, in order. */

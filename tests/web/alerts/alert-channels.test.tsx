@@ -95,3 +95,43 @@ it('shows no channel choice on a server without 알림톡', async () => {
   expect(screen.queryByLabelText('알림톡을 받을 수 없으면 문자로 받기')).toBeNull()
   expect(screen.queryByTestId('message-counts')).toBeNull()
 })
+
+it('tells what the provider reported of each 알림톡 it took, and one whose send was cut off (decisions 250, 251)', async () => {
+  signedIn(stores)
+  const kakao = (
+    id: number,
+    status: Alert['deliveries'][number]['status'],
+    report?: 'delivered' | 'deliveredSms' | 'undelivered' | 'noReport',
+  ) =>
+    ({
+      ...alert,
+      id,
+      deliveries: [{ channel: 'kakao', status, ...(report ? { report } : {}) }],
+    }) as Alert
+  fakeServer({
+    'GET /api/v0/store/1/usage': () => json(200, { usages: [] }),
+    'GET /api/v0/alerts/settings': () => json(200, { stores: [settings()], kakaoKinds: ['machineError'] }),
+    'GET /api/v0/alerts': () =>
+      json(200, {
+        alerts: [
+          kakao(1, 'sent'),
+          kakao(2, 'sent', 'delivered'),
+          kakao(3, 'sent', 'deliveredSms'),
+          kakao(4, 'sent', 'undelivered'),
+          kakao(5, 'fallbackSms', 'noReport'),
+          kakao(6, 'unknown'),
+        ],
+        messageCounts: [],
+      }),
+  })
+  startAt('/alerts')
+  await screen.findAllByTestId('alert-deliveries')
+  expect(screen.getAllByTestId('alert-deliveries').map((line) => line.textContent)).toEqual([
+    '알림톡 보냄',
+    '알림톡 보냄 (전달됨)',
+    '알림톡 보냄 (문자로 전달됨)',
+    '알림톡 보냄 (전달 안 됨)',
+    '알림톡 문자로 대신 보냄 (확인 안 됨)',
+    '알림톡 보냈는지 알 수 없음',
+  ])
+})
