@@ -8,7 +8,13 @@
 // refuses or that fails is logged and asked again the next minute.
 import { sql } from 'drizzle-orm'
 import { type Db, queryRows } from '../db/client.ts'
-import type { MessageChannel } from './message-outbox.ts'
+import type { MessageTransport } from '../messages/transport.ts'
+
+/** What the pass needs of the 알림톡 channel (message-outbox.ts MessageChannel). */
+interface ReportChannel {
+  transport: () => Promise<MessageTransport>
+  log: { warn(object: object, message: string): void }
+}
 
 /** How often one message's report is asked, the first time after its send. */
 export const reportAskEveryMs = 60_000
@@ -31,7 +37,7 @@ interface AskedRow {
 }
 
 /** Marks as `noReport` what waited too long, then asks the provider about what is due at `now`. */
-export async function askReports(db: Db, channel: MessageChannel, now: Date): Promise<ReportsReport> {
+export async function askReports(db: Db, channel: ReportChannel, now: Date): Promise<ReportsReport> {
   const giveUp = new Date(now.getTime() - reportGiveUpMs).toISOString()
   const gaveUp = await queryRows<{ id: number }>(
     db,
