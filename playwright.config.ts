@@ -16,14 +16,20 @@ const build = path.basename(process.env.E2E_BUILD_DIR ?? 'dist')
 // same code in both builds and is proven on the React build only, to keep CI under 30 minutes.
 // The 알림톡's delivery (messages.spec.ts) and the hidden money's live reaction (team-money.spec.ts) are
 // the server's and the shared loop's; the screens they show are proven on Preact by alerts.spec.ts,
-// machines.spec.ts and team.spec.ts.
+// machines.spec.ts and team.spec.ts. The figures checked against a reference from the server's records
+// (comparisons.spec.ts), the worker's exact path (exact-json.spec.ts) and the quiet store's statistics
+// (quiet-store.spec.ts) are the shared domain code's; the screens showing them are proven on Preact by
+// sales.spec.ts, stores.spec.ts and the a11y and screenshot specs.
 const belowTheRenderer = [
   'budget.spec.ts',
+  'comparisons.spec.ts',
+  'exact-json.spec.ts',
   'kept-totals.spec.ts',
   'logout-traces.spec.ts',
   'messages.spec.ts',
   'offline.spec.ts',
   'pwa.spec.ts',
+  'quiet-store.spec.ts',
   'session.spec.ts',
   'store-switch.spec.ts',
   'team-money.spec.ts',

@@ -28,6 +28,10 @@ const postgres: TestProjectInlineConfiguration[] = process.env.DATABASE_URL
             'tests/server/db/snapshots.test.ts',
             'tests/server/db/embedded.test.ts',
             'tests/server/db/watchdog.test.ts',
+            // These read the repository's files, never a database: once is enough.
+            'tests/server/architecture.test.ts',
+            'tests/server/docs.test.ts',
+            'tests/server/db/no-in-lists.test.ts',
             // These run their children on the embedded database whatever the project: once is enough.
             'tests/server/db/snapshot-memory.test.ts',
             'tests/server/process.test.ts',
