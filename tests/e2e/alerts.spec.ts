@@ -128,25 +128,40 @@ test('alerts: subscription stored, a push shows its notification, a click opens 
     })
     return ((await response.json()) as { stores: { id: number }[] }).stores[0]?.id ?? 0
   })
-  await cdp.send('ServiceWorker.deliverPushMessage', {
-    origin,
-    registrationId: await registrationId,
-    data: JSON.stringify({
-      title: '역삼점 · 판매 없음',
-      body: '14:10 이후 판매가 없습니다.',
-      tag: 'quiet-e2e',
-      store: storeId,
-    }),
-  })
-  await expect
-    .poll(() =>
-      page.evaluate(async () =>
-        (await (await navigator.serviceWorker.ready).getNotifications()).map(
-          (n) => `${n.title} | ${n.tag} | ${n.body}`,
-        ),
+  const deliver = async () =>
+    cdp.send('ServiceWorker.deliverPushMessage', {
+      origin,
+      registrationId: await registrationId,
+      data: JSON.stringify({
+        title: '역삼점 · 판매 없음',
+        body: '14:10 이후 판매가 없습니다.',
+        tag: 'quiet-e2e',
+        store: storeId,
+      }),
+    })
+  const shown = () =>
+    page.evaluate(async () =>
+      (await (await navigator.serviceWorker.ready).getNotifications()).map(
+        (n) => `${n.title} | ${n.tag} | ${n.body}`,
       ),
     )
-    .toEqual([`역삼점 · 판매 없음 | quiet-e2e | 14:10 이후 판매가 없습니다.`])
+  const expected = [`역삼점 · 판매 없음 | quiet-e2e | 14:10 이후 판매가 없습니다.`]
+  await deliver()
+  // DevTools' delivery says nothing of whether the worker got the event, and once in a CI run no
+  // notification came within 10 s (not seen again in repeated runs). A push service delivers again what
+  // its worker did not take; so does this, once, and says so. The notification, its title, tag and
+  // text, must still come from the worker's own handler (the same tag: never two).
+  const first = await expect
+    .poll(shown)
+    .toEqual(expected)
+    .then(() => true)
+    .catch(() => false)
+  if (!first) {
+    console.log('the first push reached no notification in 10 s; delivered again')
+    test.info().annotations.push({ type: 'push delivered again', description: 'no notification after 10 s' })
+    await deliver()
+    await expect.poll(shown).toEqual(expected)
+  }
 
   // A click on it (dispatched in the worker: headless Chromium has no notification to click) opens the store.
   const [worker] = context.serviceWorkers()
