@@ -7,30 +7,10 @@ import { beforeEach, expect, it, vi } from 'vitest'
 import type { Alert, StoreAlertSettings } from '../../../contract/api.ts'
 import { signedIn, startAt } from '../app-at.tsx'
 import { fakeServer, json } from '../fake-server.ts'
+import { alertSettings } from './settings-fixture.ts'
 
 const stores = [{ id: 1, name: '역삼점', images: [], role: 'owner' as const }]
-const settings = (channels: Partial<StoreAlertSettings['channels']> = {}): StoreAlertSettings => ({
-  storeId: 1,
-  quiet: true,
-  deviceOffline: true,
-  deviceOfflineMinutes: 10,
-  machineError: true,
-  machineSilent: true,
-  paymentTerminal: true,
-  morningSummary: true,
-  quietHours: { start: '23:00', end: '07:00' },
-  snoozedUntil: null,
-  channels: {
-    quiet: 'push',
-    deviceOffline: 'push',
-    machineError: 'push',
-    machineSilent: 'push',
-    paymentTerminal: 'push',
-    morningSummary: 'push',
-    ...channels,
-  },
-  smsFallback: true,
-})
+const settings = (channels: Partial<StoreAlertSettings['channels']> = {}) => alertSettings({}, channels)
 const alert: Alert = {
   id: 7,
   storeId: 1,
