@@ -43,7 +43,7 @@ interface StoreShares {
 }
 
 /** Each store's shares of the day (one entry a store, replaced when the next UTC day's are read). */
-const shares = new Map<number, StoreShares>()
+type Shares = Map<number, StoreShares>
 
 /** A washer's or dryer's row (the rule watches no other kind). */
 interface MachineRow {
@@ -55,9 +55,9 @@ interface MachineRow {
   last_sale_at: Date | string | null
 }
 
-/** The shares of up to SHARE_READS_PER_EVALUATION stores lacking today's, read in one query. */
-async function readShares(db: Db, storeIds: number[], day: number) {
-  const missing = storeIds.filter((id) => shares.get(id)?.day !== day).slice(0, SHARE_READS_PER_EVALUATION)
+/** The shares of up to `limit` stores lacking today's, read in one query. */
+async function readShares(db: Db, shares: Shares, storeIds: number[], day: number, limit: number) {
+  const missing = storeIds.filter((id) => shares.get(id)?.day !== day).slice(0, limit)
   if (missing.length === 0) return
   const rows = await machineHistories(db, missing, day - HISTORY_DAYS * dayMs, day)
   for (const id of missing)
@@ -118,10 +118,16 @@ interface Watched {
 }
 
 /**
- * The rule for one evaluation: `load` before the stores are visited (the machines' rows, the shares
- * due), `visit` with each store's state (keeps the machines that may be silent), then `candidates`.
+ * The rule of one app's evaluations, each: `load` before the stores are visited (the machines' rows, the
+ * shares due), `visit` with each store's state (keeps the machines that may be silent), then
+ * `candidates`. The shares it read are its own (of its database: never another app's under the same
+ * store id). `shareReadsPerEvaluation`: the stores' shares read in one evaluation at most (tests lower it).
  */
-export function machineSilentRule(db: Db) {
+export function machineSilentRule(
+  db: Db,
+  { shareReadsPerEvaluation = SHARE_READS_PER_EVALUATION }: { shareReadsPerEvaluation?: number } = {},
+) {
+  const shares: Shares = new Map()
   let byStore = new Map<number, MachineRow[]>()
   const maybe: Watched[] = []
 
@@ -138,7 +144,7 @@ export function machineSilentRule(db: Db) {
       const id = Number(row.store_id)
       byStore.set(id, [...(byStore.get(id) ?? []), row])
     }
-    await readShares(db, [...byStore.keys()], startOfDay(at))
+    await readShares(db, shares, [...byStore.keys()], startOfDay(at), shareReadsPerEvaluation)
   }
 
   function visit(store: StoreState, at: number) {
