@@ -1,6 +1,6 @@
 // The machine-silent rule's shares (server/alerts/machine-silent.ts) are each app's own: tests build many
 // apps in one process, each on its own database, whose stores share ids. Shares kept for the process
-// would judge a store by those another app read of its database under the same id (issue 35).
+// would judge a store by those another app read of its database under the same id.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { episodeParts } from '../../../server/alerts/machine-silent.ts'
 import { storeWithPeople } from '../devices/helpers.ts'

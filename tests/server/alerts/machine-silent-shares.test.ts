@@ -1,6 +1,6 @@
 // The machine-silent rule's shares (server/alerts/machine-silent.ts): read for at most
 // `shareReadsPerEvaluation` stores an evaluation (lowered to 1 here), a store's of yesterday serving
-// until its of the new UTC day are read, never older ones (issue 35). Each app's its own:
+// until its of the new UTC day are read, never older ones. Each app's its own:
 // machine-silent-apps.test.ts.
 import { describe, expect, it } from 'vitest'
 import { episodeParts, machineSilentRule } from '../../../server/alerts/machine-silent.ts'
