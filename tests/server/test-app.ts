@@ -181,7 +181,7 @@ export async function createTestApp({
  * them. Hands both to `opened` once they are up; closes both (`two` first) after the file's tests.
  */
 export function twoInstances(
-  options: TestAppOptions & { second?: Omit<TestAppOptions, 'sameDatabaseAs'> },
+  options: Omit<TestAppOptions, 'sameDatabaseAs'> & { second?: Omit<TestAppOptions, 'sameDatabaseAs'> },
   opened: (apps: { one: TestApp; two: TestApp }) => unknown,
 ) {
   const apps: TestApp[] = []
