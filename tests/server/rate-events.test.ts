@@ -5,7 +5,7 @@ import { queryRows } from '../../server/db/client.ts'
 import { loginCodes, phoneLocks, rateEvents } from '../../server/db/schema.ts'
 import { dayMs, longestWindowMs, sweepOldEvents } from '../../server/rate-limit.ts'
 import { sweepSignInState } from '../../server/sign-in/sweep.ts'
-import { createTestApp, type TestApp, testClock } from './test-app.ts'
+import { createTestApp, type TestApp, testClock, withAnotherInstance } from './test-app.ts'
 
 describe('rate-limit events', () => {
   const clock = testClock('2026-03-15T03:00:00.000Z')
@@ -78,13 +78,11 @@ describe('rate-limit events', () => {
   it('are swept when the server starts', async () => {
     const now = clock.now().getTime()
     await app.db.insert(rateEvents).values({ key: 'old', at: new Date(now - 2 * dayMs) })
-    const second = await createTestApp({ clock, sameDatabaseAs: app })
-    await second.ready()
+    await withAnotherInstance(app, { clock }, (second) => second.ready())
     const left = await queryRows<{ n: number }>(
       app.db,
       sql`select count(*)::int as n from rate_events where key = 'old'`,
     )
-    await second.close()
     expect(left[0]?.n).toBe(0)
   })
 })

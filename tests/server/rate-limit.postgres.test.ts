@@ -3,10 +3,10 @@
 // the limit's own 429 message and a Retry-After until the window has room. Both places a limit is
 // kept: a sliding window in rate_events (pairing attempts, devices added, test notifications) and a
 // fixed minute on the device's row (a device key's requests).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { messages } from '../../server/errors.ts'
 import { addDevice, pairedDevice, storeWithPeople } from './devices/helpers.ts'
-import { bearer, createTestApp, resetDatabase, type TestApp, testClock } from './test-app.ts'
+import { bearer, resetDatabase, type TestApp, testClock, twoInstances } from './test-app.ts'
 
 const clock = testClock('2026-03-15T03:00:00.000Z')
 const env = {
@@ -17,13 +17,9 @@ const env = {
 let one: TestApp
 let two: TestApp
 
-beforeAll(async () => {
-  one = await createTestApp({ clock, env })
-  two = await createTestApp({ clock, env, sameDatabaseAs: one })
-})
-afterAll(async () => {
-  await two.close()
-  await one.close()
+twoInstances({ clock, env }, (apps) => {
+  one = apps.one
+  two = apps.two
 })
 
 /** An answer as these tests read it. */

@@ -8,7 +8,7 @@ import { addUser, removeUser, signOutEverywhere } from '../../server/db/accounts
 import type { Db } from '../../server/db/client.ts'
 import { queryRows } from '../../server/db/client.ts'
 import { messages } from '../../server/errors.ts'
-import { capturedSms, createTestApp, sharedTestApp, type TestApp, testClock } from './test-app.ts'
+import { capturedSms, sharedTestApp, type TestApp, testClock, withAnotherInstance } from './test-app.ts'
 
 const owner = '01012345678'
 const shop = '203.0.113.50'
@@ -301,8 +301,7 @@ describe('refusals answered from memory', () => {
   })
 
   it('another instance on the same database refuses from the database, then from its own memory', async () => {
-    const other = await createTestApp({ clock, sms, sameDatabaseAs: app })
-    try {
+    await withAnotherInstance(app, { clock, sms }, async (other) => {
       const here = script('198.51.100.42')
       const there = client('198.51.100.42', { keepsCookies: false, on: () => other })
       expect((await here.fails(10)).statusCode).toBe(429)
@@ -312,9 +311,7 @@ describe('refusals answered from memory', () => {
       const queries = countQueries(other.db)
       expect((await there.requestCode()).statusCode).toBe(429)
       expect(queries.count).toBe(0)
-    } finally {
-      await other.close()
-    }
+    })
   })
 })
 

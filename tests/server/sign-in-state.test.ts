@@ -6,7 +6,14 @@ import { describe, expect, it } from 'vitest'
 import { addUser } from '../../server/db/accounts.ts'
 import { users } from '../../server/db/schema.ts'
 import { signInCheckMs } from '../../server/sign-in/access-tokens.ts'
-import { bearer, capturedSms, createTestApp, sharedTestApp, type TestApp, testClock } from './test-app.ts'
+import {
+  bearer,
+  capturedSms,
+  sharedTestApp,
+  type TestApp,
+  testClock,
+  withAnotherInstance,
+} from './test-app.ts'
 
 const owner = '01012345678'
 const clock = testClock()
@@ -173,8 +180,7 @@ describe('access tokens end with their sign-in', () => {
   })
 
   it(`on a second instance on the same database within ${signInCheckMs} ms of a logout on the first`, async () => {
-    const other = await createTestApp({ clock, sameDatabaseAs: current.app })
-    try {
+    await withAnotherInstance(current.app, { clock }, async (other) => {
       const pair = await current.app.tokens.start(userId)
       // Both instances have checked the sign-in and keep it as live.
       expect((await profile(pair.access, other)).statusCode).toBe(200)
@@ -192,9 +198,7 @@ describe('access tokens end with their sign-in', () => {
       expect((await profile(rotated.access, other)).statusCode).toBe(401)
       clock.advance(signInCheckMs)
       expect((await profile(next.access)).statusCode).toBe(401)
-    } finally {
-      await other.close()
-    }
+    })
   })
 
   it('a live sign-in is read from the database at most once per interval (figures printed)', async () => {

@@ -175,6 +175,43 @@ export async function createTestApp({
   return app
 }
 
+/**
+ * Two instances on one database for a file's tests, as several servers share one PostgreSQL (there,
+ * each through a pool of its own): `one` made with `options`, `two` with `options` and `second` over
+ * them. Hands both to `opened` once they are up; closes both (`two` first) after the file's tests.
+ */
+export function twoInstances(
+  options: Omit<TestAppOptions, 'sameDatabaseAs'> & { second?: Omit<TestAppOptions, 'sameDatabaseAs'> },
+  opened: (apps: { one: TestApp; two: TestApp }) => unknown,
+) {
+  const apps: TestApp[] = []
+  beforeAll(async () => {
+    const { second, ...first } = options
+    const one = await createTestApp(first)
+    apps.push(one)
+    const two = await createTestApp({ ...first, ...second, sameDatabaseAs: one })
+    apps.push(two)
+    await opened({ one, two })
+  })
+  afterAll(async () => {
+    for (const app of apps.reverse()) await app.close()
+  })
+}
+
+/** Runs `use` with another instance on `of`'s database (made with `options`), and closes it after. */
+export async function withAnotherInstance<T>(
+  of: { db: Database['db'] },
+  options: Omit<TestAppOptions, 'sameDatabaseAs'>,
+  use: (second: TestApp) => PromiseLike<T>,
+): Promise<T> {
+  const second = await createTestApp({ ...options, sameDatabaseAs: of })
+  try {
+    return await use(second)
+  } finally {
+    await second.close()
+  }
+}
+
 /** Requests a code for `phone` and signs in with it; returns the token pair. */
 export async function signIn(app: TestApp, sms: ReturnType<typeof capturedSms>, phone: string) {
   const requested = await app.inject({ method: 'PUT', url: '/api/v0/user/phone', payload: { phone } })

@@ -18,7 +18,7 @@ import {
   solapiStandIn,
 } from '../messages/solapi-stand-in.ts'
 import { fakeTransport } from '../push/helpers.ts'
-import { bearer, createTestApp, sharedTestApp, testClock, until } from '../test-app.ts'
+import { bearer, sharedTestApp, testClock, until, withAnotherInstance } from '../test-app.ts'
 import { heartbeat, machine } from './equipment-helpers.ts'
 import { pushEnv, quietReadyStore, sale } from './helpers.ts'
 
@@ -222,23 +222,19 @@ describe('알림톡', () => {
   })
 
   it('two instances delivering at once send each 알림톡 once', async () => {
-    const second = await createTestApp({
-      sameDatabaseAs: current.app,
-      clock,
-      env: channelEnv,
-      pushTransport: () => fake.transport,
-    })
-    try {
-      await current.app.alertRules.record(clock.now())
-      await Promise.all([
-        current.app.alertRules.deliver(clock.now()),
-        second.alertRules.deliver(clock.now()),
-        current.app.alertRules.deliver(clock.now()),
-      ])
-      expect(kakaoSent().map((message) => message.to)).toEqual([ownerPhone])
-    } finally {
-      await second.close()
-    }
+    await withAnotherInstance(
+      current.app,
+      { clock, env: channelEnv, pushTransport: () => fake.transport },
+      async (second) => {
+        await current.app.alertRules.record(clock.now())
+        await Promise.all([
+          current.app.alertRules.deliver(clock.now()),
+          second.alertRules.deliver(clock.now()),
+          current.app.alertRules.deliver(clock.now()),
+        ])
+        expect(kakaoSent().map((message) => message.to)).toEqual([ownerPhone])
+      },
+    )
   })
 
   it(`over the person's ${20} messages of the day: capped, in the list only`, async () => {

@@ -1,9 +1,9 @@
 // The machine and terminal alerts on two instances of the app on one PostgreSQL: the heartbeats reach
 // either instance, the confirming one runs the store's rules there while both evaluate the minute's at
 // the same time; each episode is pushed once, and its replacement once.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { fakeTransport } from '../push/helpers.ts'
-import { createTestApp, resetDatabase, type TestApp, testClock, until } from '../test-app.ts'
+import { resetDatabase, type TestApp, testClock, twoInstances, until } from '../test-app.ts'
 import { heartbeat, machine, storeWithDevice } from './equipment-helpers.ts'
 import { pushEnv } from './helpers.ts'
 
@@ -14,19 +14,18 @@ let one: TestApp
 let two: TestApp
 let store: Awaited<ReturnType<typeof storeWithDevice>>
 
-beforeAll(async () => {
-  one = await createTestApp({ clock, env: pushEnv, pushTransport: () => fakeOne.transport })
-  two = await createTestApp({
+twoInstances(
+  {
     clock,
     env: pushEnv,
-    pushTransport: () => fakeTwo.transport,
-    sameDatabaseAs: one,
-  })
-})
-afterAll(async () => {
-  await two.close()
-  await one.close()
-})
+    pushTransport: () => fakeOne.transport,
+    second: { pushTransport: () => fakeTwo.transport },
+  },
+  (apps) => {
+    one = apps.one
+    two = apps.two
+  },
+)
 beforeEach(async () => {
   clock.set()
   fakeOne.clear()

@@ -8,7 +8,8 @@ import { accepted, checkedAuthorization, providerError } from '../messages/solap
 import { bearer } from '../test-app.ts'
 import { messageOutboxSetup } from './message-setup.ts'
 
-const { provider, clock, current, state, kakaoDeliveries, kakaoRows, secondInstance } = messageOutboxSetup()
+const { provider, clock, current, state, kakaoDeliveries, kakaoRows, withSecondInstance } =
+  messageOutboxSetup()
 const evaluate = () => current.app.alertRules.evaluate(clock.now())
 const deliver = () => current.app.alertRules.deliver(clock.now())
 const minute = () => clock.advance(reportAskEveryMs)
@@ -103,12 +104,9 @@ it('two instances asking at once ask the provider about each message once', asyn
   await evaluate()
   provider.report('M4VQUIET', '4000')
   minute()
-  const second = await secondInstance()
-  try {
+  await withSecondInstance(async (second) => {
     await Promise.all([deliver(), second.alertRules.deliver(clock.now()), deliver()])
     expect(askedIds()).toEqual(['M4VQUIET'])
     expect(await kakaoRows()).toEqual([{ message_status: 'sent', message_report: 'delivered' }])
-  } finally {
-    await second.close()
-  }
+  })
 })

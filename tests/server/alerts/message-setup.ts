@@ -6,7 +6,7 @@ import { queryRows } from '../../../server/db/client.ts'
 import { ownerPhone } from '../devices/helpers.ts'
 import { apiKey, apiSecret, pfId, sender, solapiStandIn } from '../messages/solapi-stand-in.ts'
 import { fakeTransport } from '../push/helpers.ts'
-import { bearer, createTestApp, sharedTestApp, testClock } from '../test-app.ts'
+import { bearer, sharedTestApp, type TestApp, testClock, withAnotherInstance } from '../test-app.ts'
 import { pushEnv, quietReadyStore } from './helpers.ts'
 
 export function messageOutboxSetup() {
@@ -68,8 +68,8 @@ export function messageOutboxSetup() {
       current.app.db,
       sql`select message_status, message_report from alerts where by_kakao order by id`,
     )
-  /** Another instance on the same database (its own pool on PostgreSQL). */
-  const secondInstance = () =>
-    createTestApp({ sameDatabaseAs: current.app, clock, env, pushTransport: () => fake.transport })
-  return { provider, clock, current, state, kakaoTexts, kakaoDeliveries, kakaoRows, secondInstance }
+  /** Runs `use` with another instance on the same database (its own pool on PostgreSQL), closed after. */
+  const withSecondInstance = (use: (second: TestApp) => Promise<void>) =>
+    withAnotherInstance(current.app, { clock, env, pushTransport: () => fake.transport }, use)
+  return { provider, clock, current, state, kakaoTexts, kakaoDeliveries, kakaoRows, withSecondInstance }
 }

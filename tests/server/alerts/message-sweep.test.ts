@@ -10,7 +10,7 @@ import type { MessageTransport } from '../../../server/messages/transport.ts'
 import { until } from '../test-app.ts'
 import { messageOutboxSetup } from './message-setup.ts'
 
-const { provider, clock, current, state, kakaoTexts, kakaoDeliveries, kakaoRows, secondInstance } =
+const { provider, clock, current, state, kakaoTexts, kakaoDeliveries, kakaoRows, withSecondInstance } =
   messageOutboxSetup()
 const quietText = '역삼점 · 판매 없음\n3시간째 결제 없음 · 평소 이 시간 약 19건'
 const deliver = (at = clock.now()) => current.app.alertRules.deliver(at)
@@ -92,8 +92,7 @@ it('two instances sweeping and delivering at once send each alert once', async (
     select ${state.ownerId}, ${state.people.storeId}, 'quiet', 'e' || g, '알림 ' || g, 'b', 't', 'sent', ${at}::timestamptz, ${at}::timestamptz, false, true, g > 6, case when g > 6 then null else 'taken' end, case when g > 6 then null else ${at}::timestamptz end
     from generate_series(1, 8) g`)
   clock.advance(inFlightBoundMs + 1000)
-  const second = await secondInstance()
-  try {
+  await withSecondInstance(async (second) => {
     await Promise.all([
       deliver(),
       second.alertRules.deliver(clock.now()),
@@ -104,9 +103,7 @@ it('two instances sweeping and delivering at once send each alert once', async (
     expect(new Set((await kakaoDeliveries()).map((delivery) => JSON.stringify(delivery)))).toEqual(
       new Set([JSON.stringify({ channel: 'kakao', status: 'sent' })]),
     )
-  } finally {
-    await second.close()
-  }
+  })
 })
 
 /** A channel whose sends wait for `gate` (when given), recording each recipient's text. */

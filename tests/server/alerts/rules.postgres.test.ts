@@ -3,12 +3,12 @@
 // summary, a devices' outage and its return), and the caps hold across instances (the user's advisory
 // lock, not memory).
 import { sql } from 'drizzle-orm'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { caps } from '../../../server/alerts/record.ts'
 import { addStore } from '../../../server/db/accounts.ts'
 import { pairedDevice } from '../devices/helpers.ts'
 import { fakeTransport } from '../push/helpers.ts'
-import { bearer, createTestApp, resetDatabase, type TestApp, testClock } from '../test-app.ts'
+import { bearer, resetDatabase, type TestApp, testClock, twoInstances } from '../test-app.ts'
 import { pushEnv, quietReadyStore, sale } from './helpers.ts'
 
 const clock = testClock('2026-03-16T05:00:00.000Z')
@@ -18,19 +18,18 @@ let one: TestApp
 let two: TestApp
 let people: Awaited<ReturnType<typeof quietReadyStore>>
 
-beforeAll(async () => {
-  one = await createTestApp({ clock, env: pushEnv, pushTransport: () => fakeOne.transport })
-  two = await createTestApp({
+twoInstances(
+  {
     clock,
     env: pushEnv,
-    pushTransport: () => fakeTwo.transport,
-    sameDatabaseAs: one,
-  })
-})
-afterAll(async () => {
-  await two.close()
-  await one.close()
-})
+    pushTransport: () => fakeOne.transport,
+    second: { pushTransport: () => fakeTwo.transport },
+  },
+  (apps) => {
+    one = apps.one
+    two = apps.two
+  },
+)
 beforeEach(async () => {
   clock.set()
   fakeOne.clear()

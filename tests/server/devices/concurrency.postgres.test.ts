@@ -4,11 +4,11 @@
 // other at once.
 import { sql } from 'drizzle-orm'
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { queryRows } from '../../../server/db/client.ts'
 import { messages } from '../../../server/errors.ts'
 import { answerOf, type OpenApiDocument, problems } from '../openapi-check.ts'
-import { bearer, createTestApp, postgresUrlOf, resetDatabase, type TestApp, testClock } from '../test-app.ts'
+import { bearer, postgresUrlOf, resetDatabase, type TestApp, testClock, twoInstances } from '../test-app.ts'
 import { pairedDevice, postSales, type SaleIn, storedSales, storeWithPeople } from './helpers.ts'
 
 const clock = testClock('2026-03-15T03:00:00.000Z')
@@ -16,15 +16,11 @@ let one: TestApp
 let two: TestApp
 let people: Awaited<ReturnType<typeof storeWithPeople>>
 
-beforeAll(async () => {
-  one = await createTestApp({ clock, env: { DEVICE_REQUESTS_PER_MINUTE: '100000' } })
-  two = await createTestApp({ clock, env: { DEVICE_REQUESTS_PER_MINUTE: '100000' }, sameDatabaseAs: one })
+twoInstances({ clock, env: { DEVICE_REQUESTS_PER_MINUTE: '100000' } }, async (apps) => {
+  one = apps.one
+  two = apps.two
   await resetDatabase(one)
   people = await storeWithPeople(one)
-})
-afterAll(async () => {
-  await two.close()
-  await one.close()
 })
 
 const methods = ['card', 'cash', 'coin', 'mobile'] as const

@@ -3,10 +3,10 @@
 // PostgreSQL, never refund more than the sale together; a batch storing sales and refunds and one of
 // refunds only, at once, never deadlock.
 import { sql } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { saleMessages } from '../../../domain/sales.ts'
 import { queryRows } from '../../../server/db/client.ts'
-import { createTestApp, resetDatabase, type TestApp, testClock } from '../test-app.ts'
+import { resetDatabase, type TestApp, testClock, twoInstances } from '../test-app.ts'
 import { pairedDevice, postSales, storeWithPeople } from './helpers.ts'
 
 const clock = testClock('2026-03-15T03:00:00.000Z')
@@ -14,15 +14,11 @@ let one: TestApp
 let two: TestApp
 let people: Awaited<ReturnType<typeof storeWithPeople>>
 
-beforeAll(async () => {
-  one = await createTestApp({ clock, env: { DEVICE_REQUESTS_PER_MINUTE: '100000' } })
-  two = await createTestApp({ clock, env: { DEVICE_REQUESTS_PER_MINUTE: '100000' }, sameDatabaseAs: one })
+twoInstances({ clock, env: { DEVICE_REQUESTS_PER_MINUTE: '100000' } }, async (apps) => {
+  one = apps.one
+  two = apps.two
   await resetDatabase(one)
   people = await storeWithPeople(one)
-})
-afterAll(async () => {
-  await two.close()
-  await one.close()
 })
 
 const at = '2026-03-15T02:00:00.000Z'

@@ -22,6 +22,7 @@ import {
   signIn,
   type TestApp,
   testClock,
+  withAnotherInstance,
 } from '../test-app.ts'
 import { browserSubscription, fakeTransport } from './helpers.ts'
 
@@ -100,13 +101,7 @@ describe('the push key', () => {
     const key = first.json().key as string
     expect(Buffer.from(key, 'base64url')).toHaveLength(65)
     expect(Buffer.from(key, 'base64url')[0]).toBe(4)
-    const second = await createTestApp({
-      clock,
-      sameDatabaseAs: app,
-      sms,
-      pushTransport: () => fake.transport,
-    })
-    try {
+    await withAnotherInstance(app, { clock, sms, pushTransport: () => fake.transport }, async (second) => {
       const other = await signIn(second, sms, staff)
       const answer = await second.inject({
         method: 'GET',
@@ -128,9 +123,7 @@ describe('the push key', () => {
       expect(staffAgain.json().mark).toBe(staffMark)
       expect(ownerMark).not.toBe(staffMark)
       expect(Buffer.from(ownerMark, 'base64url')).toHaveLength(16)
-    } finally {
-      await second.close()
-    }
+    })
     expect((await call({ method: 'GET', url: '/api/v0/push/key' })).statusCode).toBe(401)
   })
 
@@ -604,13 +597,7 @@ describe('alerts', () => {
     const tokens = await signIn(app, sms, owner)
     await subscribe(tokens.access, fcm('alerts'))
     const user = await userIdOf(app, owner)
-    const second = await createTestApp({
-      clock,
-      sameDatabaseAs: app,
-      sms,
-      pushTransport: () => fake.transport,
-    })
-    try {
+    await withAnotherInstance(app, { clock, sms, pushTransport: () => fake.transport }, async (second) => {
       const alert = {
         userId: user,
         storeId,
@@ -655,9 +642,7 @@ describe('alerts', () => {
         listed.json().alerts.map((row: { kind: string; state: string }) => `${row.kind} ${row.state}`),
       ).toEqual(['morningSummary held', 'quiet sent'])
       expect(await alertsOf(app.db, await userIdOf(app, staff), clock.now())).toEqual([])
-    } finally {
-      await second.close()
-    }
+    })
   })
 
   it('quiet hours are Korea time, and a window across midnight (and the UTC date change) works', () => {

@@ -2,9 +2,9 @@
 // instances on one PostgreSQL, the safety poll slowed to a minute so that only the notification can
 // wake them. A removal on one ends the member's streams of the store on the other within 2 s, and their
 // next call is a 403; hiding the money ends the member's stream of the store's changes (won amounts).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { messages } from '../../../server/errors.ts'
-import { bearer, createTestApp, resetDatabase, type TestApp, testClock, until } from '../test-app.ts'
+import { bearer, resetDatabase, type TestApp, testClock, twoInstances, until } from '../test-app.ts'
 import { openStream } from '../usage/stream-client.ts'
 import { call, team } from './helpers.ts'
 
@@ -14,14 +14,10 @@ let two: TestApp
 let people: Awaited<ReturnType<typeof team>>
 let address = ''
 
-beforeAll(async () => {
-  one = await createTestApp({ clock, livePollMs: 60_000 })
-  two = await createTestApp({ clock, livePollMs: 60_000, sameDatabaseAs: one })
+twoInstances({ clock, livePollMs: 60_000 }, async (apps) => {
+  one = apps.one
+  two = apps.two
   address = await two.listen({ port: 0, host: '127.0.0.1' })
-})
-afterAll(async () => {
-  await two.close()
-  await one.close()
 })
 beforeEach(async () => {
   await resetDatabase(one)

@@ -3,17 +3,18 @@
 // a held call on the other; a logout on one ends a held call on the other; the listening connection
 // comes back after its backend is killed.
 import pg from 'pg'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { pruneChanges } from '../../../server/usage/changes.ts'
 import { pairedDevice, postSales, storeWithPeople } from '../devices/helpers.ts'
 import {
   bearer,
-  createTestApp,
   postgresUrlOf,
   resetDatabase,
   type TestApp,
   testClock,
+  twoInstances,
   until,
+  withAnotherInstance,
 } from '../test-app.ts'
 import { openStream } from './stream-client.ts'
 
@@ -22,14 +23,10 @@ let one: TestApp
 let two: TestApp
 let people: Awaited<ReturnType<typeof storeWithPeople>>
 
-beforeAll(async () => {
-  // The safety poll is slowed down to a minute: every wake below comes from a notification.
-  one = await createTestApp({ clock, livePollMs: 60_000 })
-  two = await createTestApp({ clock, livePollMs: 60_000, sameDatabaseAs: one })
-})
-afterAll(async () => {
-  await two.close()
-  await one.close()
+// The safety poll is slowed down to a minute: every wake below comes from a notification.
+twoInstances({ clock, livePollMs: 60_000 }, (apps) => {
+  one = apps.one
+  two = apps.two
 })
 beforeEach(async () => {
   await resetDatabase(one)
@@ -329,8 +326,7 @@ describe('held calls across instances', () => {
   })
 
   it('are woken by the safety poll when a notification is lost', async () => {
-    const three = await createTestApp({ clock, livePollMs: 300, sameDatabaseAs: one })
-    try {
+    await withAnotherInstance(one, { clock, livePollMs: 300 }, async (three) => {
       // The listener is gone and does not come back (as if it silently stopped hearing).
       await three.live.stopListening()
       const { rev } = (await changes(three, people.owner, 'year=2026&after=0')).json()
@@ -347,8 +343,6 @@ describe('held calls across instances', () => {
         { op: 'put', createdAt: '2026-03-15T02:40:00.000Z', amount: 600 },
       ])
       expect(three.live.stats.polls).toBeGreaterThan(0)
-    } finally {
-      await three.close()
-    }
+    })
   })
 })
