@@ -314,12 +314,19 @@ async function oneRun(
 
 export type ThrottledFigures = Record<string, ThrottledRun[]>
 
-/** Every profile, `runsPerProfile` runs each, for the build the server serves. */
-export async function benchThrottled(server: RunningServer, phone: string): Promise<ThrottledFigures> {
+/**
+ * Every profile (or those named in `names`, else in BENCH_PROFILES), `runsPerProfile` runs each, for the
+ * build the server serves.
+ */
+export async function benchThrottled(
+  server: RunningServer,
+  phone: string,
+  names?: string[],
+): Promise<ThrottledFigures> {
   const browser = await chromium.launch({ executablePath: chromePath, args: chromeArgs })
   try {
     const figures: ThrottledFigures = {}
-    const only = process.env.BENCH_PROFILES?.split(',')
+    const only = names ?? process.env.BENCH_PROFILES?.split(',')
     for (const profile of profiles.filter(({ name }) => !only || only.includes(name))) {
       const runs: ThrottledRun[] = []
       for (let run = 0; run < runsPerProfile; run++) runs.push(await oneRun(browser, server, phone, profile))
