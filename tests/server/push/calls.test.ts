@@ -13,6 +13,7 @@ import { messages } from '../../../server/errors.ts'
 import { backoffMs } from '../../../server/push/deliver.ts'
 import { isAllowedEndpoint } from '../../../server/push/endpoints.ts'
 import { testNotification } from '../../../server/routes/push.ts'
+import { alertSettings } from '../../web/alerts/settings-fixture.ts'
 import { answerOf, type OpenApiDocument, problems } from '../openapi-check.ts'
 import {
   bearer,
@@ -474,30 +475,9 @@ describe('alert settings', () => {
     const answer = await settings(tokens.access)
     expect(answer.statusCode).toBe(200)
     expect(answer.json()).toEqual({
-      stores: [
-        {
-          storeId,
-          quiet: true,
-          deviceOffline: true,
-          deviceOfflineMinutes: 10,
-          machineError: true,
-          machineSilent: true,
-          paymentTerminal: true,
-          morningSummary: true,
-          quietHours: { start: '23:00', end: '07:00' },
-          snoozedUntil: null,
-          // By push, every kind: this server has no 알림톡 (decision 230).
-          channels: {
-            quiet: 'push',
-            deviceOffline: 'push',
-            machineError: 'push',
-            machineSilent: 'push',
-            paymentTerminal: 'push',
-            morningSummary: 'push',
-          },
-          smsFallback: true,
-        },
-      ],
+      // By push, every kind: this server has no 알림톡 (decision 230). The alerts screen's tests take
+      // the same defaults (settings-fixture.ts): this proves them.
+      stores: [alertSettings({ storeId })],
       kakaoKinds: [],
     })
   })

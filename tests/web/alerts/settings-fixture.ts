@@ -1,5 +1,5 @@
 // One store's alert settings as the server answers them by default (every kind on, by push), for the
-// alerts screen's tests; `fields` and `channels` change what a test needs.
+// alerts screen's tests and the server's (tests/server/push/calls.test.ts proves they are its defaults); `fields` and `channels` change what a test needs.
 import type { StoreAlertSettings } from '../../../contract/api.ts'
 
 export const alertSettings = (
